@@ -1,0 +1,274 @@
+//! Banding: on-the-fly Gaussian elimination into caller scratch (the paper's
+//! Algorithm 1), one key at a time.
+//!
+//! Scratch layout for `m` slots: `m * w / 64` words of coefficient rows (row
+//! `i` at `i * w / 64`), then, for Standard Ribbon only, `m` words of result
+//! rows. An all-zero coefficient row is an empty slot.
+
+use crate::error::Error;
+use crate::filter::FilterRef;
+use crate::hash::{Coeff, Equation, Expander};
+use crate::layout::{Geometry, HEADER_BYTES, Header, Width};
+use crate::solve;
+use crate::word::Word;
+
+/// What happened to one key's equation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddOutcome {
+    /// The equation now occupies a slot of its own.
+    Inserted,
+    /// The equation was implied by earlier ones (for example a duplicate
+    /// hash); the key is represented.
+    Redundant,
+    /// Standard Ribbon only: the equation contradicts earlier ones. The key
+    /// was *not* added and the system is unchanged, so the caller may stop
+    /// here and finish a filter of the keys added so far, or start over with
+    /// another seed.
+    Inconsistent,
+}
+
+/// u64 words of scratch a geometry needs.
+pub(crate) fn scratch_words(g: &Geometry) -> Option<usize> {
+    let coeff = g.num_slots().checked_mul(g.w() / 64)?;
+    if g.kind.is_standard() {
+        coeff.checked_add(g.num_slots())
+    } else {
+        Some(coeff)
+    }
+}
+
+/// Incremental banding of key hashes into caller scratch.
+///
+/// Made by [`crate::Plan::banding`]. Add keys with [`Banding::add`] in any
+/// order, then [`Banding::finish`] back-substitutes into the caller's output
+/// buffer. Streaming callers can add keys until the first
+/// [`AddOutcome::Inconsistent`] (Standard Ribbon) and keep every key added
+/// before it.
+///
+/// ```
+/// use ribbon_kernel::{AddOutcome, Kind, Plan, Width};
+///
+/// let plan = Plan::new(Kind::Standard, Width::W128, 1000, 8000)?;
+/// let mut scratch = vec![0u64; plan.scratch_words()];
+/// let mut out = vec![0u8; plan.filter_bytes()];
+/// let mut banding = plan.banding(&mut scratch)?;
+/// let mut added = Vec::new();
+/// for i in 0..1000u64 {
+///     let hash = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+///     if banding.add(hash) == AddOutcome::Inconsistent {
+///         break; // full: keep what fits
+///     }
+///     added.push(hash);
+/// }
+/// let filter = banding.finish(&mut out)?;
+/// assert!(added.iter().all(|&h| filter.contains(h)));
+/// # Ok::<(), ribbon_kernel::Error>(())
+/// ```
+pub struct Banding<'s> {
+    geometry: Geometry,
+    seed: u32,
+    expander: Expander,
+    coeffs: &'s mut [u64],
+    results: &'s mut [u64],
+    inserted: u64,
+    redundant: u64,
+}
+
+impl core::fmt::Debug for Banding<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Banding")
+            .field("geometry", &self.geometry)
+            .field("seed", &self.seed)
+            .field("inserted", &self.inserted)
+            .field("redundant", &self.redundant)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s> Banding<'s> {
+    /// Clears the scratch a geometry needs and starts an empty system.
+    pub(crate) fn new(
+        geometry: Geometry,
+        seed: u32,
+        scratch: &'s mut [u64],
+    ) -> Result<Banding<'s>, Error> {
+        let need = scratch_words(&geometry).ok_or(Error::TooLarge)?;
+        let scratch = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
+        scratch.fill(0);
+        let coeff_words = geometry.num_slots() * (geometry.w() / 64);
+        let (coeffs, results) = scratch.split_at_mut(coeff_words);
+        Ok(Banding {
+            geometry,
+            seed,
+            expander: Expander::new(&geometry, seed),
+            coeffs,
+            results,
+            inserted: 0,
+            redundant: 0,
+        })
+    }
+
+    /// The seed this system hashes with.
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// Keys whose equation occupies a slot.
+    pub fn inserted(&self) -> u64 {
+        self.inserted
+    }
+
+    /// Keys whose equation was implied by earlier ones.
+    pub fn redundant(&self) -> u64 {
+        self.redundant
+    }
+
+    /// Number of slots `m`; at most this many keys can be inserted.
+    pub fn num_slots(&self) -> usize {
+        self.geometry.num_slots()
+    }
+
+    /// The equation `hash` contributes under this system's seed.
+    /// For a filter with no slots (planned for zero keys) it is all zero.
+    pub fn equation(&self, hash: u64) -> Equation {
+        if self.geometry.num_blocks == 0 {
+            return Equation {
+                start: 0,
+                coeff: 0,
+                result: 0,
+            };
+        }
+        match self.geometry.width {
+            Width::W64 => self.expander.equation::<u64>(hash),
+            Width::W128 => self.expander.equation::<u128>(hash),
+        }
+    }
+
+    /// Adds one key hash.
+    ///
+    /// A plan for zero keys has no slots: every hash is then reported
+    /// [`AddOutcome::Inconsistent`] and not added.
+    pub fn add(&mut self, hash: u64) -> AddOutcome {
+        if self.geometry.num_blocks == 0 {
+            return AddOutcome::Inconsistent;
+        }
+        let outcome = match (self.geometry.width, self.expander.standard) {
+            (Width::W64, false) => self.add_one::<u64, false>(hash),
+            (Width::W64, true) => self.add_one::<u64, true>(hash),
+            (Width::W128, false) => self.add_one::<u128, false>(hash),
+            (Width::W128, true) => self.add_one::<u128, true>(hash),
+        };
+        self.count(outcome);
+        outcome
+    }
+
+    /// Adds every hash in order. Stops at the first inconsistent one and
+    /// returns its index; the keys before it stay added.
+    pub fn add_all(&mut self, hashes: &[u64]) -> Result<(), usize> {
+        if self.geometry.num_blocks == 0 {
+            return if hashes.is_empty() { Ok(()) } else { Err(0) };
+        }
+        match (self.geometry.width, self.expander.standard) {
+            (Width::W64, false) => self.add_many::<u64, false>(hashes),
+            (Width::W64, true) => self.add_many::<u64, true>(hashes),
+            (Width::W128, false) => self.add_many::<u128, false>(hashes),
+            (Width::W128, true) => self.add_many::<u128, true>(hashes),
+        }
+    }
+
+    fn count(&mut self, outcome: AddOutcome) {
+        match outcome {
+            AddOutcome::Inserted => self.inserted += 1,
+            AddOutcome::Redundant => self.redundant += 1,
+            AddOutcome::Inconsistent => {}
+        }
+    }
+
+    fn add_many<W: Coeff, const STANDARD: bool>(&mut self, hashes: &[u64]) -> Result<(), usize> {
+        for (i, &hash) in hashes.iter().enumerate() {
+            let outcome = self.add_one::<W, STANDARD>(hash);
+            if outcome == AddOutcome::Inconsistent {
+                return Err(i);
+            }
+            self.count(outcome);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn add_one<W: Coeff, const STANDARD: bool>(&mut self, hash: u64) -> AddOutcome {
+        let (start, c, b) = self.expander.expand::<W>(hash);
+        insert::<W, STANDARD>(self.coeffs, self.results, start as usize, c, b)
+    }
+
+    /// Back-substitutes the system into `out` and returns a view of the
+    /// finished filter (the first [`crate::Plan::filter_bytes`] bytes of
+    /// `out`, which may have any alignment).
+    pub fn finish<'o>(self, out: &'o mut [u8]) -> Result<FilterRef<'o>, Error> {
+        let len = self.geometry.filter_bytes();
+        let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
+        let (header, payload) = out.split_at_mut(HEADER_BYTES);
+        match self.geometry.width {
+            Width::W64 => solve::back_substitute::<u64>(
+                &self.geometry,
+                self.expander.seed_mix,
+                self.coeffs,
+                self.results,
+                payload,
+            ),
+            Width::W128 => solve::back_substitute::<u128>(
+                &self.geometry,
+                self.expander.seed_mix,
+                self.coeffs,
+                self.results,
+                payload,
+            ),
+        }
+        let h = Header {
+            geometry: self.geometry,
+            seed: self.seed,
+            num_keys: self.inserted + self.redundant,
+        };
+        header.copy_from_slice(&h.encode());
+        FilterRef::from_bytes(out)
+    }
+}
+
+/// Algorithm 1: inserts `c · Z[start..start+w] = b` into the system.
+///
+/// Invariant: `start + (index of c's highest set bit) < m`, which holds for
+/// every start the expander produces and is preserved by each step, so every
+/// index below stays in bounds.
+#[inline(always)]
+pub(crate) fn insert<W: Word, const STANDARD: bool>(
+    coeffs: &mut [u64],
+    results: &mut [u64],
+    mut i: usize,
+    mut c: W,
+    mut b: u64,
+) -> AddOutcome {
+    loop {
+        let existing = W::load(coeffs, i);
+        if existing.is_zero() {
+            c.store(coeffs, i);
+            if STANDARD {
+                results[i] = b;
+            }
+            return AddOutcome::Inserted;
+        }
+        c = c ^ existing;
+        if STANDARD {
+            b ^= results[i];
+        }
+        if c.is_zero() {
+            return if b == 0 {
+                AddOutcome::Redundant
+            } else {
+                AddOutcome::Inconsistent
+            };
+        }
+        let shift = c.trailing_zeros();
+        i += shift as usize;
+        c = c >> shift;
+    }
+}

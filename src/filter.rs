@@ -1,0 +1,222 @@
+//! `FilterRef`: a zero-copy, validated view over a serialized filter.
+
+use crate::dispatch::{self, Backend};
+use crate::error::Error;
+use crate::hash::{Equation, Expander};
+use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
+
+/// A borrowed Ribbon filter: the serialized bytes (any alignment) plus the
+/// header decoded and validated once.
+///
+/// It is `Copy` and cheap to pass around. A `FilterRef` can be queried with
+/// any hash without reading out of bounds, whatever bytes it was made from.
+///
+/// ```
+/// use ribbon_kernel::{FilterRef, Kind, Plan, Width};
+///
+/// let hashes: Vec<u64> = (1..=1000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+/// let plan = Plan::new(Kind::Homogeneous, Width::W64, hashes.len(), 8000)?;
+/// let mut scratch = vec![0u64; plan.scratch_words()];
+/// let mut bytes = vec![0u8; plan.filter_bytes()];
+/// plan.build(&hashes, &mut scratch, &mut bytes)?;
+///
+/// // Later, maybe after reading `bytes` back from disk:
+/// let filter = FilterRef::from_bytes(&bytes)?;
+/// assert!(hashes.iter().all(|&h| filter.contains(h)));
+/// let mut answers = vec![false; hashes.len()];
+/// filter.contains_batch(&hashes, &mut answers)?;
+/// assert!(answers.iter().all(|&a| a));
+/// # Ok::<(), ribbon_kernel::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct FilterRef<'a> {
+    header: Header,
+    expander: Expander,
+    bytes: &'a [u8],
+    payload: &'a [u8],
+    backend: Backend,
+}
+
+impl core::fmt::Debug for FilterRef<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let g = &self.header.geometry;
+        f.debug_struct("FilterRef")
+            .field("kind", &g.kind)
+            .field("width", &g.width)
+            .field("num_keys", &self.header.num_keys)
+            .field("num_slots", &g.num_slots())
+            .field("lower_columns", &g.lower_columns)
+            .field("upper_start_block", &g.upper_start_block)
+            .field("seed", &self.header.seed)
+            .field("bytes", &(HEADER_BYTES + self.payload.len()))
+            .field("backend", &self.backend)
+            .finish()
+    }
+}
+
+impl<'a> FilterRef<'a> {
+    /// Validates `bytes` as a serialized filter and returns a view of it.
+    ///
+    /// Every header field is checked against the others and against
+    /// `bytes.len()`, which must be exactly the filter's length. The payload
+    /// bits are not checksummed: storage layers verify their own checksums.
+    /// The view uses the best backend detected on this CPU.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
+        let header = Header::decode(bytes)?;
+        Ok(FilterRef {
+            expander: Expander::new(&header.geometry, header.seed),
+            bytes,
+            payload: &bytes[HEADER_BYTES..],
+            header,
+            backend: Backend::detect(),
+        })
+    }
+
+    /// Whether `hash` may be in the set: always `true` for a key the filter
+    /// was built from, `true` with the filter's FP rate otherwise.
+    #[inline]
+    pub fn contains(&self, hash: u64) -> bool {
+        dispatch::contains(self.backend, self.parts(), hash)
+    }
+
+    /// Queries every hash, writing one answer per hash into `out`, which must
+    /// have the same length as `hashes`.
+    pub fn contains_batch(&self, hashes: &[u64], out: &mut [bool]) -> Result<(), Error> {
+        if hashes.len() != out.len() {
+            return Err(Error::LengthMismatch);
+        }
+        dispatch::contains_batch(self.backend, self.parts(), hashes, out);
+        Ok(())
+    }
+
+    /// The same view, querying with `backend`; fails if this CPU or build
+    /// lacks it.
+    pub fn with_backend(self, backend: Backend) -> Result<FilterRef<'a>, Error> {
+        if !backend.is_available() {
+            return Err(Error::BackendUnavailable);
+        }
+        Ok(FilterRef { backend, ..self })
+    }
+
+    /// The backend queries use.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The filter's kind.
+    pub fn kind(&self) -> Kind {
+        self.header.geometry.kind
+    }
+
+    /// The filter's ribbon width.
+    pub fn width(&self) -> Width {
+        self.header.geometry.width
+    }
+
+    /// Number of key hashes the filter was built from (duplicates included).
+    pub fn num_keys(&self) -> u64 {
+        self.header.num_keys
+    }
+
+    /// Number of slots `m`.
+    pub fn num_slots(&self) -> usize {
+        self.header.geometry.num_slots()
+    }
+
+    /// The seed the filter was built with.
+    pub fn seed(&self) -> u32 {
+        self.header.seed
+    }
+
+    /// Serialized length in bytes, header included.
+    pub fn filter_bytes(&self) -> usize {
+        HEADER_BYTES + self.payload.len()
+    }
+
+    /// Payload bits (ICML words, header excluded) per key, times 1000, or 0
+    /// for a filter of no keys.
+    pub fn millibits_per_key(&self) -> u64 {
+        let bits = self.payload.len() as u128 * 8 * 1000;
+        match u128::from(self.header.num_keys) {
+            0 => 0,
+            n => (bits / n) as u64,
+        }
+    }
+
+    /// The false-positive rate the filter's columns give, in parts per
+    /// trillion (10^-12), from integer math: exact for the Standard kinds,
+    /// a lower bound for Homogeneous Ribbon (whose rate is slightly higher).
+    /// 0 for an empty filter, which matches nothing.
+    pub fn column_fp_ppt(&self) -> u64 {
+        crate::plan::column_fp_ppt(&self.header.geometry)
+    }
+
+    /// The equation `hash` contributes to this filter's system.
+    pub fn equation(&self, hash: u64) -> Equation {
+        let g = &self.header.geometry;
+        if g.num_blocks == 0 {
+            return Equation {
+                start: 0,
+                coeff: 0,
+                result: 0,
+            };
+        }
+        match g.width {
+            Width::W64 => self.expander.equation::<u64>(hash),
+            Width::W128 => self.expander.equation::<u128>(hash),
+        }
+    }
+
+    /// The serialized bytes this view covers.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The decoded state, to rebuild a view over the same bytes cheaply.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn validated(&self) -> Validated {
+        Validated {
+            header: self.header,
+            expander: self.expander,
+            backend: self.backend,
+        }
+    }
+
+    /// A view over `bytes`, which `v` was decoded from.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn from_validated(v: Validated, bytes: &'a [u8]) -> FilterRef<'a> {
+        FilterRef {
+            header: v.header,
+            expander: v.expander,
+            bytes,
+            payload: &bytes[HEADER_BYTES..],
+            backend: v.backend,
+        }
+    }
+
+    #[inline(always)]
+    fn parts(&self) -> Parts<'a> {
+        Parts {
+            geometry: self.header.geometry,
+            expander: self.expander,
+            payload: self.payload,
+        }
+    }
+}
+
+/// What a query kernel needs: geometry, hash expansion and the ICML payload.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Parts<'a> {
+    pub(crate) geometry: Geometry,
+    pub(crate) expander: Expander,
+    pub(crate) payload: &'a [u8],
+}
+
+/// A `FilterRef` without its borrow, for the owning `Filter`.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Validated {
+    header: Header,
+    expander: Expander,
+    backend: Backend,
+}

@@ -1,0 +1,174 @@
+//! Hash expansion: the only place that turns a caller's 64-bit key hash into
+//! the equation `(start, coefficients, result)` of the paper (section 5.3).
+//!
+//! Every path (banding, scalar query, every SIMD kernel) calls these
+//! functions or mirrors them bit for bit, and the backend tests check that.
+//!
+//! * The seed is xored in and the value is multiplied by a large odd constant
+//!   ("remix"), which makes retries with the next seed independent.
+//! * The start comes from the upper bits of the remixed value through a
+//!   multiply-high ("fastrange"), never `%`.
+//! * Coefficients and result bits come from 64x64->128-bit products folded to
+//!   64 bits (low half xor high half), so they depend on all bits of the
+//!   remixed value and are decorrelated from the start and from each other.
+
+use crate::word::Word;
+
+/// Spreads a 32-bit seed over 64 bits before it is xored into the hash.
+const SEED_SPREAD: u64 = 0x91d9_3080_f9b4_39fd;
+/// Remix multiplier (odd).
+const REMIX: u64 = 0x3cea_af30_8142_c8eb;
+/// Folded-product multipliers for the low and high coefficient words.
+const COEFF_LO: u64 = 0x6276_55da_a05f_1119;
+const COEFF_HI: u64 = 0x9dfb_369b_ab13_dfaf;
+/// Folded-product multiplier for Standard Ribbon result rows.
+const RESULT: u64 = 0x6301_bbfc_a0c5_154f;
+/// Folded-product multiplier and salt for the values of free (empty) rows.
+const FREE_ROW: u64 = 0x6fce_d11d_2bd8_a1e7;
+const FREE_ROW_SALT: u64 = 0x2545_f491_4f6c_dd1d;
+
+/// The 64-bit value a seed contributes to every remix.
+#[inline(always)]
+pub(crate) fn seed_mix(seed: u32) -> u64 {
+    u64::from(seed).wrapping_mul(SEED_SPREAD)
+}
+
+/// Mixes the seed into a key hash. Everything else derives from this value.
+#[inline(always)]
+pub(crate) fn remix(hash: u64, seed_mix: u64) -> u64 {
+    (hash ^ seed_mix).wrapping_mul(REMIX)
+}
+
+/// Low half xor high half of the full 128-bit product.
+#[inline(always)]
+fn folded_product(x: u64, k: u64) -> u64 {
+    let p = u128::from(x) * u128::from(k);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// The start slot in `[0, num_starts)`. With `smash > 0` the draw is uniform
+/// over `num_starts + 2 * smash` values and clamped at both ends, which puts
+/// more weight on the first and last start (paper section 3.1).
+#[inline(always)]
+pub(crate) fn start(remixed: u64, num_starts: u64, smash: u64) -> u64 {
+    let draw = ((u128::from(remixed) * u128::from(num_starts + 2 * smash)) >> 64) as u64;
+    draw.saturating_sub(smash).min(num_starts - 1)
+}
+
+/// The `w`-bit coefficient row; its lowest bit is always 1.
+#[inline(always)]
+pub(crate) fn coeff<W: Coeff>(remixed: u64) -> W {
+    W::from_remixed(remixed)
+}
+
+/// Per-width coefficient derivation.
+pub(crate) trait Coeff: Word {
+    fn from_remixed(remixed: u64) -> Self;
+}
+
+impl Coeff for u64 {
+    #[inline(always)]
+    fn from_remixed(remixed: u64) -> Self {
+        folded_product(remixed, COEFF_LO) | 1
+    }
+}
+
+impl Coeff for u128 {
+    #[inline(always)]
+    fn from_remixed(remixed: u64) -> Self {
+        let lo = folded_product(remixed, COEFF_LO) | 1;
+        let hi = folded_product(remixed, COEFF_HI);
+        u128::from(lo) | (u128::from(hi) << 64)
+    }
+}
+
+/// The 64 candidate result bits of a Standard Ribbon key (column `j` is bit
+/// `j`); callers mask them to the columns of the key's start block.
+#[inline(always)]
+pub(crate) fn result(remixed: u64) -> u64 {
+    folded_product(remixed, RESULT)
+}
+
+/// Pseudo-random solution bits for free (empty) row `row`, column `j` in bit
+/// `j`. Homogeneous Ribbon needs them random for its FP rate (paper
+/// section 4); for Standard Ribbon any value is correct.
+#[inline(always)]
+pub(crate) fn free_row(row: u64, seed_mix: u64) -> u64 {
+    folded_product(row ^ seed_mix ^ FREE_ROW_SALT, FREE_ROW)
+}
+
+/// The equation a key hash contributes to a filter's linear system.
+///
+/// `coeff · Z[start .. start + w] = result` over GF(2), where `Z` is the
+/// solution matrix. This is what [`crate::Banding`] inserts; it is exposed so
+/// that tests, fuzzers and curious readers can check the kernel against an
+/// independent solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Equation {
+    /// First slot (row of the solution) the equation touches.
+    pub start: u64,
+    /// Coefficient bits; bit `k` selects slot `start + k`. Bit 0 is always 1;
+    /// for w = 64 the upper 64 bits are zero.
+    pub coeff: u128,
+    /// Expected result bits, column `j` in bit `j`, already masked to the
+    /// columns of the start's block. Always 0 for Homogeneous Ribbon.
+    pub result: u64,
+}
+
+/// Hash expansion for one filter: a geometry and a seed, precomputed so that
+/// the per-key work is a handful of multiplies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Expander {
+    pub(crate) seed_mix: u64,
+    pub(crate) num_starts: u64,
+    pub(crate) smash: u64,
+    pub(crate) standard: bool,
+    pub(crate) upper_start_slot: u64,
+    pub(crate) lower_mask: u64,
+    pub(crate) upper_mask: u64,
+}
+
+impl Expander {
+    pub(crate) fn new(g: &crate::layout::Geometry, seed: u32) -> Expander {
+        use crate::layout::column_mask;
+        Expander {
+            seed_mix: seed_mix(seed),
+            num_starts: g.num_starts(),
+            smash: g.kind.smash(g.width),
+            standard: g.kind.is_standard(),
+            upper_start_slot: g.upper_start_slot(),
+            lower_mask: column_mask(g.lower_columns),
+            upper_mask: column_mask((g.lower_columns + 1).min(crate::layout::MAX_COLUMNS)),
+        }
+    }
+
+    /// The equation of `hash`: start slot, coefficient row, and result bits
+    /// masked to the columns of the start's block (0 for Homogeneous).
+    /// Requires a non-empty filter (`num_starts > 0`).
+    #[inline(always)]
+    pub(crate) fn expand<W: Coeff>(&self, hash: u64) -> (u64, W, u64) {
+        let x = remix(hash, self.seed_mix);
+        let s = start(x, self.num_starts, self.smash);
+        let c = coeff::<W>(x);
+        let b = if self.standard {
+            let mask = if s >= self.upper_start_slot {
+                self.upper_mask
+            } else {
+                self.lower_mask
+            };
+            result(x) & mask
+        } else {
+            0
+        };
+        (s, c, b)
+    }
+
+    pub(crate) fn equation<W: Coeff>(&self, hash: u64) -> Equation {
+        let (start, coeff, result) = self.expand::<W>(hash);
+        Equation {
+            start,
+            coeff: coeff.to_u128(),
+            result,
+        }
+    }
+}

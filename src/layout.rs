@@ -1,0 +1,344 @@
+//! ICML index math and the serialized header.
+//!
+//! The solution is stored in blocks of `w` slots. Block `b` holds its columns
+//! one `w`-bit word after another (interleaved column-major layout, paper
+//! section 5.2). The first `upper_start_block` blocks hold `lower_columns`
+//! columns, the rest `lower_columns + 1`, which makes any fractional number
+//! of columns per slot possible (paper section 5.1).
+//!
+//! Serialized filter: a 40-byte little-endian header, then the ICML words in
+//! little-endian order, block by block.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `b"RbnK"` |
+//! | 4 | 1 | format version (1) |
+//! | 5 | 1 | kind: 0 Homogeneous, 1 Standard, 2 StandardSmash |
+//! | 6 | 1 | ribbon width in bits: 64 or 128 |
+//! | 7 | 1 | `lower_columns`, 0..=64 |
+//! | 8 | 4 | seed (u32) |
+//! | 12 | 4 | reserved, must be 0 |
+//! | 16 | 8 | number of key hashes the filter was built from (u64) |
+//! | 24 | 8 | `num_blocks` (u64) |
+//! | 32 | 8 | `upper_start_block` (u64) |
+
+use crate::error::Error;
+
+/// Ribbon width `w`: the number of slots one key's equation spans, and the
+/// size of an ICML word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    /// 64-bit ribbon: faster, about 10 % space overhead (Homogeneous).
+    W64,
+    /// 128-bit ribbon: about 5 % space overhead (Homogeneous), slower.
+    W128,
+}
+
+impl Width {
+    /// The width in bits (64 or 128).
+    pub const fn bits(self) -> u32 {
+        match self {
+            Width::W64 => 64,
+            Width::W128 => 128,
+        }
+    }
+
+    /// The width for a bit count, if it is 64 or 128.
+    pub const fn from_bits(bits: u32) -> Option<Width> {
+        match bits {
+            64 => Some(Width::W64),
+            128 => Some(Width::W128),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one ICML word.
+    pub(crate) const fn word_bytes(self) -> usize {
+        self.bits() as usize / 8
+    }
+}
+
+/// Which Ribbon filter construction to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Homogeneous Ribbon (paper section 4): solves `h(x)·Z = 0`; never fails
+    /// to build, FP rate slightly above `2^-r`. The default choice.
+    Homogeneous,
+    /// Standard Ribbon (paper section 3): stores an `r`-bit fingerprint per
+    /// key; FP rate exactly `2^-r`; a build can fail and is retried with the
+    /// next seed. Space overhead grows slowly with the number of keys.
+    Standard,
+    /// Standard Ribbon with "smash" (paper section 3.1): more weight on the
+    /// first and last start positions, which saves space for small filters.
+    StandardSmash,
+}
+
+impl Kind {
+    /// The kind's code in the serialized header and the C ABI.
+    pub const fn code(self) -> u32 {
+        match self {
+            Kind::Homogeneous => 0,
+            Kind::Standard => 1,
+            Kind::StandardSmash => 2,
+        }
+    }
+
+    /// The kind for a header / C ABI code.
+    pub const fn from_code(code: u32) -> Option<Kind> {
+        match code {
+            0 => Some(Kind::Homogeneous),
+            1 => Some(Kind::Standard),
+            2 => Some(Kind::StandardSmash),
+            _ => None,
+        }
+    }
+
+    /// Whether keys carry fingerprint result bits (Standard kinds).
+    pub const fn is_standard(self) -> bool {
+        !matches!(self, Kind::Homogeneous)
+    }
+
+    /// The smash value `ℓ` for this kind and width: starts are drawn from
+    /// `num_starts + 2ℓ` values and clamped (paper section 3.1).
+    pub(crate) const fn smash(self, width: Width) -> u64 {
+        match self {
+            Kind::StandardSmash => width.bits() as u64 / 4,
+            _ => 0,
+        }
+    }
+}
+
+/// Most columns (solution bits per slot) a filter may have: result rows are
+/// 64-bit words.
+pub(crate) const MAX_COLUMNS: u32 = 64;
+
+/// The shape of a filter's solution: everything needed for ICML index math
+/// and hash expansion except the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Geometry {
+    pub(crate) kind: Kind,
+    pub(crate) width: Width,
+    pub(crate) num_blocks: usize,
+    pub(crate) lower_columns: u32,
+    pub(crate) upper_start_block: usize,
+}
+
+impl Geometry {
+    /// Builds a geometry, checking every invariant the query relies on and
+    /// that every derived size fits in `usize`.
+    pub(crate) fn new(
+        kind: Kind,
+        width: Width,
+        num_blocks: usize,
+        lower_columns: u32,
+        upper_start_block: usize,
+    ) -> Result<Geometry, Error> {
+        let g = Geometry {
+            kind,
+            width,
+            num_blocks,
+            lower_columns,
+            upper_start_block,
+        };
+        let consistent = lower_columns <= MAX_COLUMNS
+            && upper_start_block <= num_blocks
+            && (lower_columns < MAX_COLUMNS || upper_start_block == num_blocks)
+            && (num_blocks > 0 || lower_columns == 0);
+        if !consistent {
+            return Err(Error::CorruptHeader);
+        }
+        // Sizes that must not overflow: slots (u64 math in hashing), words
+        // and bytes (usize indexing).
+        num_blocks
+            .checked_mul(width.bits() as usize)
+            .ok_or(Error::TooLarge)?;
+        g.total_words()
+            .and_then(|w| w.checked_mul(width.word_bytes()))
+            .and_then(|b| b.checked_add(HEADER_BYTES))
+            .ok_or(Error::TooLarge)?;
+        Ok(g)
+    }
+
+    /// Ribbon width in bits.
+    #[inline(always)]
+    pub(crate) fn w(&self) -> usize {
+        self.width.bits() as usize
+    }
+
+    /// Number of slots `m` (rows of the solution).
+    #[inline(always)]
+    pub(crate) fn num_slots(&self) -> usize {
+        self.num_blocks * self.w()
+    }
+
+    /// Number of possible start positions, `m - w + 1` (0 for an empty filter).
+    #[inline(always)]
+    pub(crate) fn num_starts(&self) -> u64 {
+        if self.num_blocks == 0 {
+            0
+        } else {
+            (self.num_slots() - self.w() + 1) as u64
+        }
+    }
+
+    /// Number of ICML words of the payload, if it fits in `usize`.
+    pub(crate) fn total_words(&self) -> Option<usize> {
+        let lower = self.num_blocks.checked_mul(self.lower_columns as usize)?;
+        lower.checked_add(self.num_blocks - self.upper_start_block)
+    }
+
+    /// Payload bytes (header excluded); callers have validated the geometry.
+    pub(crate) fn payload_bytes(&self) -> usize {
+        self.total_words().unwrap_or(0) * self.width.word_bytes()
+    }
+
+    /// Serialized length, header included.
+    pub(crate) fn filter_bytes(&self) -> usize {
+        HEADER_BYTES + self.payload_bytes()
+    }
+
+    /// Columns stored in block `block`.
+    #[inline(always)]
+    pub(crate) fn block_columns(&self, block: usize) -> u32 {
+        self.lower_columns + u32::from(block >= self.upper_start_block)
+    }
+
+    /// Index of the first ICML word of block `block`. The words of block
+    /// `block + 1` start right after block `block`'s columns.
+    #[inline(always)]
+    pub(crate) fn block_word_offset(&self, block: usize) -> usize {
+        block * self.lower_columns as usize + block.saturating_sub(self.upper_start_block)
+    }
+
+    /// First slot of the blocks with `lower_columns + 1` columns.
+    #[inline(always)]
+    pub(crate) fn upper_start_slot(&self) -> u64 {
+        (self.upper_start_block * self.w()) as u64
+    }
+}
+
+/// Mask of the low `columns` bits (`columns <= 64`).
+#[inline(always)]
+pub(crate) fn column_mask(columns: u32) -> u64 {
+    if columns == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - columns)
+    }
+}
+
+/// Serialized header length in bytes.
+pub const HEADER_BYTES: usize = 40;
+const MAGIC: [u8; 4] = *b"RbnK";
+const VERSION: u8 = 1;
+
+/// The decoded header of a serialized filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Header {
+    pub(crate) geometry: Geometry,
+    pub(crate) seed: u32,
+    pub(crate) num_keys: u64,
+}
+
+impl Header {
+    pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
+        let g = &self.geometry;
+        let mut h = [0u8; HEADER_BYTES];
+        h[0..4].copy_from_slice(&MAGIC);
+        h[4] = VERSION;
+        h[5] = g.kind.code() as u8;
+        h[6] = g.width.bits() as u8;
+        h[7] = g.lower_columns as u8;
+        h[8..12].copy_from_slice(&self.seed.to_le_bytes());
+        h[16..24].copy_from_slice(&self.num_keys.to_le_bytes());
+        h[24..32].copy_from_slice(&(g.num_blocks as u64).to_le_bytes());
+        h[32..40].copy_from_slice(&(g.upper_start_block as u64).to_le_bytes());
+        h
+    }
+
+    /// Decodes and validates the header of `bytes` (the whole serialized
+    /// filter) against its length.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Header, Error> {
+        let h: &[u8; HEADER_BYTES] = bytes
+            .get(..HEADER_BYTES)
+            .and_then(|h| h.try_into().ok())
+            .ok_or(Error::Truncated)?;
+        if h[0..4] != MAGIC {
+            return Err(Error::BadMagic);
+        }
+        if h[4] != VERSION {
+            return Err(Error::UnsupportedVersion);
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&h[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        let kind = Kind::from_code(u32::from(h[5])).ok_or(Error::CorruptHeader)?;
+        let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
+        if u32_at(12) != 0 {
+            return Err(Error::CorruptHeader);
+        }
+        let num_keys = u64_at(16);
+        let num_blocks = usize::try_from(u64_at(24)).map_err(|_| Error::TooLarge)?;
+        let upper_start_block = usize::try_from(u64_at(32)).map_err(|_| Error::CorruptHeader)?;
+        if num_blocks == 0 && num_keys != 0 {
+            return Err(Error::CorruptHeader);
+        }
+        let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?;
+        if bytes.len() != geometry.filter_bytes() {
+            return Err(if bytes.len() < geometry.filter_bytes() {
+                Error::Truncated
+            } else {
+                Error::TrailingBytes
+            });
+        }
+        Ok(Header {
+            geometry,
+            seed: u32_at(8),
+            num_keys,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_offsets_follow_the_column_split() {
+        let g = Geometry::new(Kind::Homogeneous, Width::W64, 5, 3, 2).unwrap();
+        assert_eq!(g.total_words(), Some(5 * 3 + 3));
+        let mut expect = 0;
+        for b in 0..5 {
+            assert_eq!(g.block_word_offset(b), expect);
+            expect += g.block_columns(b) as usize;
+        }
+        assert_eq!(expect, 18);
+        assert_eq!(g.num_starts(), 5 * 64 - 64 + 1);
+    }
+
+    #[test]
+    fn header_round_trips() {
+        let g = Geometry::new(Kind::StandardSmash, Width::W128, 7, 9, 3).unwrap();
+        let h = Header {
+            geometry: g,
+            seed: 0xdead_beef,
+            num_keys: 500,
+        };
+        let mut bytes = [0u8; 2048];
+        let len = g.filter_bytes();
+        bytes[..HEADER_BYTES].copy_from_slice(&h.encode());
+        assert_eq!(Header::decode(&bytes[..len]), Ok(h));
+        assert_eq!(Header::decode(&bytes[..len - 1]), Err(Error::Truncated));
+        assert_eq!(Header::decode(&bytes[..len + 1]), Err(Error::TrailingBytes));
+    }
+
+    #[test]
+    fn column_masks() {
+        assert_eq!(column_mask(0), 0);
+        assert_eq!(column_mask(7), 0x7f);
+        assert_eq!(column_mask(64), u64::MAX);
+    }
+}

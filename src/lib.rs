@@ -1,0 +1,34 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs, missing_debug_implementations)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+mod band;
+mod dispatch;
+mod error;
+mod filter;
+mod hash;
+mod layout;
+mod plan;
+mod query;
+mod solve;
+mod word;
+
+#[cfg(feature = "alloc")]
+mod owned;
+
+pub use band::{AddOutcome, Banding};
+pub use dispatch::Backend;
+pub use error::Error;
+pub use filter::FilterRef;
+pub use hash::Equation;
+pub use layout::{HEADER_BYTES, Kind, Width};
+pub use plan::{MAX_KEYS, MAX_SEEDS, Plan};
+
+#[cfg(feature = "alloc")]
+pub use owned::Filter;

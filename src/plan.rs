@@ -1,0 +1,608 @@
+//! Sizing: kind, width, keys and a space or FP budget -> slots and columns.
+//!
+//! All math here is integer or fixed point (ppm = parts per million), because
+//! kernel callers cannot use the FPU.
+
+use crate::band::{self, Banding};
+use crate::error::Error;
+use crate::filter::FilterRef;
+use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, Width};
+
+/// Most key hashes one plan accepts (2^40); keeps every sizing product far
+/// from `u128` overflow.
+pub const MAX_KEYS: usize = 1 << 40;
+
+/// Seeds a Standard build tries before it reports
+/// [`Error::ConstructionFailed`]. Plans are sized so that about 19 builds in
+/// 20 succeed with the first seed, so exhausting all of them is
+/// astronomically unlikely unless the key hashes themselves are degenerate.
+pub const MAX_SEEDS: u32 = 64;
+
+const PPM: u64 = 1_000_000;
+
+/// A sized filter configuration: how many slots and columns a filter for a
+/// given number of keys gets. `Copy`; allocation-free; integer math only.
+///
+/// ```
+/// use ribbon_kernel::{Kind, Plan, Width};
+///
+/// // 10,000 keys at 7.7 bits per key.
+/// let plan = Plan::new(Kind::Homogeneous, Width::W64, 10_000, 7_700)?;
+/// assert!(plan.filter_bytes() < 10_000 * 8 / 8 + 100);
+/// // Or: "one false positive in 100", or "at most 4 KiB".
+/// let by_fp = Plan::for_fp_rate(Kind::Standard, Width::W128, 10_000, 100)?;
+/// let by_size = Plan::for_bytes(Kind::Homogeneous, Width::W128, 10_000, 4096)?;
+/// assert!(by_size.filter_bytes() <= 4096);
+/// # let _ = by_fp;
+/// # Ok::<(), ribbon_kernel::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Plan {
+    geometry: Geometry,
+    /// Keys the plan was sized for; `None` for [`Plan::with_slots`].
+    num_keys: Option<usize>,
+    seed: u32,
+}
+
+impl Plan {
+    /// Plans a filter for `num_keys` keys using `millibits_per_key / 1000`
+    /// payload bits per key (the header is not counted), as RocksDB counts.
+    ///
+    /// The slots are sized for the kind and width (paper eq. 7 for
+    /// Homogeneous Ribbon, measured construction-failure rates for the
+    /// Standard kinds) and the bits are spread over them as a fractional
+    /// number of columns. A filter has at least one block of `w` slots, so
+    /// filters for a handful of keys keep their FP rate and take more space
+    /// than the budget; see [`Plan::for_bytes`] for a hard limit.
+    pub fn new(
+        kind: Kind,
+        width: Width,
+        num_keys: usize,
+        millibits_per_key: u32,
+    ) -> Result<Plan, Error> {
+        check_keys(num_keys)?;
+        if millibits_per_key == 0 {
+            return Err(Error::InvalidBitsPerKey);
+        }
+        if num_keys == 0 {
+            return Ok(Plan::empty(kind, width));
+        }
+        let r_milli = columns_for_bits(kind, width, num_keys, millibits_per_key);
+        let geometry = geometry_for_columns(kind, width, num_keys, r_milli)
+            .map_err(|_| Error::InvalidBitsPerKey)?;
+        Plan::checked(geometry, num_keys)
+    }
+
+    /// Plans the smallest filter whose FP rate is at most `1 / one_in`.
+    ///
+    /// For the Standard kinds the rate of the columns is exact; Homogeneous
+    /// Ribbon keeps a small measured margin for its extra false positives.
+    pub fn for_fp_rate(
+        kind: Kind,
+        width: Width,
+        num_keys: usize,
+        one_in: u64,
+    ) -> Result<Plan, Error> {
+        check_keys(num_keys)?;
+        if one_in < 2 {
+            return Err(Error::InvalidFpRate);
+        }
+        if num_keys == 0 {
+            return Ok(Plan::empty(kind, width));
+        }
+        // Target rate 1 / (one_in * (1 + margin)): as a fraction
+        // den / num with num = one_in * (PPM + margin), den = PPM.
+        let margin = match kind {
+            Kind::Homogeneous => homogeneous_fp_margin_ppm(width),
+            _ => 0,
+        };
+        let target_num = u128::from(one_in) * u128::from(PPM + margin);
+        let target_den = u128::from(PPM);
+        let r_milli = columns_for_fp(target_num, target_den).ok_or(Error::InvalidFpRate)?;
+        let mut geometry = geometry_for_columns(kind, width, num_keys, r_milli)
+            .map_err(|_| Error::InvalidFpRate)?;
+        // Rounding to whole words, and the last block receiving a single
+        // start, can leave the rate a hair above target: add upper words
+        // until it is met.
+        while !fp_at_most(&geometry, target_num, target_den) {
+            let words = geometry.total_words().ok_or(Error::TooLarge)? + 1;
+            geometry = split_words(kind, width, geometry.num_blocks, words)
+                .map_err(|_| Error::InvalidFpRate)?;
+        }
+        Plan::checked(geometry, num_keys)
+    }
+
+    /// Plans the filter with the lowest FP rate whose serialized length
+    /// (header included) is at most `filter_bytes`, as a storage engine that
+    /// sizes filters by memory does.
+    pub fn for_bytes(
+        kind: Kind,
+        width: Width,
+        num_keys: usize,
+        filter_bytes: usize,
+    ) -> Result<Plan, Error> {
+        check_keys(num_keys)?;
+        if filter_bytes < HEADER_BYTES {
+            return Err(Error::BudgetTooSmall);
+        }
+        if num_keys == 0 {
+            return Ok(Plan::empty(kind, width));
+        }
+        let words = (filter_bytes - HEADER_BYTES) / width.word_bytes();
+        if words == 0 {
+            return Err(Error::BudgetTooSmall);
+        }
+        // Columns per slot if the budget is spread over the right number of
+        // slots; refine twice (epsilon depends weakly on the columns).
+        let bits = words as u128 * u128::from(width.bits());
+        let mut r_milli =
+            (bits * 1000 / num_keys as u128).min(u128::from(MAX_COLUMNS) * 1000) as u64;
+        let mut blocks = 1;
+        for _ in 0..3 {
+            blocks = blocks_for(kind, width, num_keys, r_milli);
+            r_milli = (bits * 1000 / (blocks as u128 * u128::from(width.bits())))
+                .min(u128::from(MAX_COLUMNS) * 1000) as u64;
+        }
+        let geometry =
+            split_words(kind, width, blocks, words).map_err(|_| Error::BudgetTooSmall)?;
+        Plan::checked(geometry, num_keys)
+    }
+
+    /// Plans a filter of a fixed size rather than for a number of keys: at
+    /// least `num_slots` slots (rounded up to whole blocks of `w`) with
+    /// `millicolumns / 1000` solution bits per slot.
+    ///
+    /// Such a plan accepts any number of key hashes. It suits streaming
+    /// callers that fill a fixed-size filter until [`Banding::add`] reports
+    /// the first inconsistency (Standard Ribbon), and experiments. Expect
+    /// Standard builds to fail when the keys approach the slots.
+    pub fn with_slots(
+        kind: Kind,
+        width: Width,
+        num_slots: usize,
+        millicolumns: u32,
+    ) -> Result<Plan, Error> {
+        if millicolumns == 0 || millicolumns > MAX_COLUMNS * 1000 {
+            return Err(Error::InvalidBitsPerKey);
+        }
+        if num_slots == 0 {
+            return Ok(Plan {
+                num_keys: None,
+                ..Plan::empty(kind, width)
+            });
+        }
+        let blocks = num_slots.div_ceil(width.bits() as usize);
+        let words = (blocks as u128 * u128::from(millicolumns)).div_ceil(1000);
+        let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
+        let geometry = split_words(kind, width, blocks, words)?;
+        band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
+        Ok(Plan {
+            geometry,
+            num_keys: None,
+            seed: 0,
+        })
+    }
+
+    /// The same plan, trying seeds from `seed` on (the default is 0).
+    /// Filters built from the same hashes with different seeds have
+    /// independent false positives.
+    pub fn with_seed(self, seed: u32) -> Plan {
+        Plan { seed, ..self }
+    }
+
+    fn empty(kind: Kind, width: Width) -> Plan {
+        Plan {
+            geometry: Geometry {
+                kind,
+                width,
+                num_blocks: 0,
+                lower_columns: 0,
+                upper_start_block: 0,
+            },
+            num_keys: Some(0),
+            seed: 0,
+        }
+    }
+
+    fn checked(geometry: Geometry, num_keys: usize) -> Result<Plan, Error> {
+        band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
+        Ok(Plan {
+            geometry,
+            num_keys: Some(num_keys),
+            seed: 0,
+        })
+    }
+
+    /// `u64` words of scratch [`Plan::build`] and [`Plan::banding`] need.
+    pub fn scratch_words(&self) -> usize {
+        band::scratch_words(&self.geometry).unwrap_or(usize::MAX)
+    }
+
+    /// Exact serialized length of the filter, header included.
+    pub fn filter_bytes(&self) -> usize {
+        self.geometry.filter_bytes()
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        self.geometry.kind
+    }
+
+    /// The ribbon width.
+    pub fn width(&self) -> Width {
+        self.geometry.width
+    }
+
+    /// The number of keys the plan was sized for, which is the most key
+    /// hashes [`Plan::build`] accepts; `None` for a [`Plan::with_slots`]
+    /// plan, which accepts any number.
+    pub fn num_keys(&self) -> Option<usize> {
+        self.num_keys
+    }
+
+    /// Number of slots `m` (a multiple of the width).
+    pub fn num_slots(&self) -> usize {
+        self.geometry.num_slots()
+    }
+
+    /// The first seed a build tries.
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// Columns (solution bits per slot) of the lower blocks; the upper
+    /// blocks have one more.
+    pub fn lower_columns(&self) -> u32 {
+        self.geometry.lower_columns
+    }
+
+    /// Payload bits per planned key, times 1000 (0 for a plan for no keys
+    /// or a [`Plan::with_slots`] plan).
+    pub fn millibits_per_key(&self) -> u64 {
+        match self.num_keys {
+            Some(n) if n > 0 => (self.payload_bits() as u128 * 1000 / n as u128) as u64,
+            _ => 0,
+        }
+    }
+
+    /// Payload bits (ICML words; the header is not counted).
+    pub fn payload_bits(&self) -> u64 {
+        self.geometry.payload_bytes() as u64 * 8
+    }
+
+    /// FP rate of the columns in parts per trillion; see
+    /// [`FilterRef::column_fp_ppt`].
+    pub fn column_fp_ppt(&self) -> u64 {
+        column_fp_ppt(&self.geometry)
+    }
+
+    /// Builds a filter from `hashes` (at most [`Plan::num_keys`] of them, in
+    /// any order, duplicates allowed) into `out`, using `scratch` (at least
+    /// [`Plan::scratch_words`] words) as working memory.
+    ///
+    /// Writes exactly [`Plan::filter_bytes`] bytes at the start of `out`,
+    /// which may have any alignment, and returns a view of them. Standard
+    /// kinds retry with the next seed when the system is inconsistent, up to
+    /// [`MAX_SEEDS`] seeds; on failure the header bytes are zeroed so the
+    /// buffer never passes for a filter. Never allocates.
+    pub fn build<'a>(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &'a mut [u8],
+    ) -> Result<FilterRef<'a>, Error> {
+        if self.num_keys.is_some_and(|n| hashes.len() > n) {
+            return Err(Error::TooManyKeys);
+        }
+        if scratch.len() < self.scratch_words() {
+            return Err(Error::ScratchTooSmall);
+        }
+        let len = self.filter_bytes();
+        let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
+        // A previous filter in this buffer must not survive a failed build.
+        out[..HEADER_BYTES].fill(0);
+        let seeds = if self.geometry.kind.is_standard() {
+            MAX_SEEDS
+        } else {
+            1
+        };
+        for attempt in 0..seeds {
+            let mut banding =
+                Banding::new(self.geometry, self.seed.wrapping_add(attempt), scratch)?;
+            if banding.add_all(hashes).is_ok() {
+                return banding.finish(out);
+            }
+        }
+        Err(Error::ConstructionFailed)
+    }
+
+    /// Starts an incremental build with this plan's first seed: add key
+    /// hashes one at a time, then [`Banding::finish`]. Clears the scratch.
+    pub fn banding<'s>(&self, scratch: &'s mut [u64]) -> Result<Banding<'s>, Error> {
+        Banding::new(self.geometry, self.seed, scratch)
+    }
+}
+
+fn check_keys(num_keys: usize) -> Result<(), Error> {
+    if num_keys > MAX_KEYS {
+        Err(Error::TooManyKeys)
+    } else {
+        Ok(())
+    }
+}
+
+/// Space overhead `epsilon = (m - n) / n` in ppm that the slots get.
+///
+/// Homogeneous: the paper's eq. 7, `(4 + r/4) / w`, scaled by 110 % for
+/// w = 64 and 105 % for w = 128. Measured at n = 10^6 over 8 key sets
+/// (`examples/calibrate.rs` has the method), the *mean* overhead is lowest
+/// near eq. 7 itself, but some key sets then see FP rates 5-10 % above
+/// `2^-r` (local clusters of start positions make rows dependent); the
+/// small extra space keeps that excess within a few percent for every key
+/// set at a cost of about 0.4 points of overhead.
+/// Standard: overhead for about a 5 % chance that the first seed fails, as a
+/// function of `log2(m)`, measured with this crate's hashing (see
+/// `examples/calibrate.rs`).
+fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, slots: u64) -> u64 {
+    match kind {
+        Kind::Homogeneous => {
+            let eq7 = (16_000 + r_milli) * 250 / u64::from(width.bits());
+            match width {
+                Width::W64 => eq7 * 110 / 100,
+                Width::W128 => eq7 * 105 / 100,
+            }
+        }
+        Kind::Standard | Kind::StandardSmash => {
+            let table = standard_epsilon_table(kind, width);
+            interpolate(table, log2_q8(slots.max(1)))
+        }
+    }
+}
+
+/// (log2(m) in 1/256 units, epsilon ppm) points, increasing in log2(m);
+/// extrapolated linearly past the last two points, flat before the first.
+fn standard_epsilon_table(kind: Kind, width: Width) -> &'static [(u32, u64)] {
+    match (kind, width) {
+        (Kind::StandardSmash, Width::W64) => &STANDARD_SMASH_W64,
+        (Kind::StandardSmash, Width::W128) => &STANDARD_SMASH_W128,
+        (_, Width::W64) => &STANDARD_W64,
+        (_, Width::W128) => &STANDARD_W128,
+    }
+}
+
+// `cargo run --release --example calibrate 400` (400 trials per point, 200
+// at m ~ 2^21; 16 columns), 5 % quantile of the failure point. The last
+// point extrapolates with the growth per doubling of m the paper's Table 1
+// reports for large m (+0.83 % for w = 64, +0.38 % for w = 128).
+const STANDARD_W64: [(u32, u64); 9] = [
+    (1940, 49_200),
+    (2348, 47_300),
+    (2839, 53_800),
+    (3354, 61_900),
+    (3868, 78_700),
+    (4385, 92_900),
+    (4902, 111_400),
+    (5420, 128_100),
+    (7680, 201_373),
+];
+const STANDARD_W128: [(u32, u64); 9] = [
+    (2048, 24_000),
+    (2386, 24_000),
+    (2839, 20_200),
+    (3338, 22_900),
+    (3850, 28_400),
+    (4365, 38_100),
+    (4879, 46_400),
+    (5394, 51_400),
+    (7680, 85_332),
+];
+const STANDARD_SMASH_W64: [(u32, u64); 9] = [
+    (1940, 26_700),
+    (2348, 19_500),
+    (2839, 43_600),
+    (3348, 56_800),
+    (3866, 75_600),
+    (4383, 93_100),
+    (4902, 111_500),
+    (5420, 126_900),
+    (7680, 200_173),
+];
+const STANDARD_SMASH_W128: [(u32, u64); 9] = [
+    (2048, 19_900),
+    (2386, 7900),
+    (2839, 4600),
+    (3338, 18_000),
+    (3850, 27_100),
+    (4365, 37_700),
+    (4879, 46_100),
+    (5394, 51_200),
+    (7680, 85_132),
+];
+
+fn interpolate(table: &[(u32, u64)], x: u32) -> u64 {
+    let (x0, y0) = table[0];
+    if x <= x0 || table.len() < 2 {
+        return y0;
+    }
+    // The segment containing x, or the last one to extrapolate.
+    let i = table
+        .windows(2)
+        .position(|pair| x <= pair[1].0)
+        .unwrap_or(table.len() - 2);
+    let ((xa, ya), (xb, yb)) = (table[i], table[i + 1]);
+    let dx = i128::from(x) - i128::from(xa);
+    let y = i128::from(ya) + (i128::from(yb) - i128::from(ya)) * dx / i128::from(xb - xa);
+    y.max(0) as u64
+}
+
+/// log2(x) in 1/256 units: integer part exact, fraction linear in the
+/// mantissa (within 0.09 of the true value, plenty for sizing).
+fn log2_q8(x: u64) -> u32 {
+    let int = 63 - x.leading_zeros();
+    let frac = if int >= 8 {
+        ((x >> (int - 8)) & 0xff) as u32
+    } else {
+        ((x << (8 - int)) & 0xff) as u32
+    };
+    (int << 8) | frac
+}
+
+/// Homogeneous Ribbon's FP rate sits slightly above `2^-r` (paper
+/// Lemma 4.2); [`Plan::for_fp_rate`] aims this much lower, in ppm.
+fn homogeneous_fp_margin_ppm(width: Width) -> u64 {
+    match width {
+        Width::W64 => 30_000,
+        Width::W128 => 20_000,
+    }
+}
+
+/// Solves `r * (1 + epsilon(r)) = bits per key` for the columns per slot,
+/// in thousandths.
+fn columns_for_bits(kind: Kind, width: Width, num_keys: usize, millibits: u32) -> u64 {
+    let mut r = u64::from(millibits);
+    for _ in 0..4 {
+        let eps = epsilon_ppm(kind, width, r, num_keys as u64);
+        r = u64::from(millibits) * PPM / (PPM + eps);
+    }
+    r.max(1)
+}
+
+/// Columns per slot, in thousandths rounded up, whose FP rate
+/// `2^-lc * (1 - u/2)` (a fraction `u` of slots with `lc + 1` columns) is
+/// at most `den / num`. `None` if more than 64 columns would be needed.
+fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
+    // lc = floor(log2(num / den)).
+    let mut lc = 0u32;
+    while (den << (lc + 1)) <= num {
+        lc += 1;
+        if lc >= MAX_COLUMNS {
+            return None;
+        }
+    }
+    // u = 2 (N - 2^lc) / N with N = num / den.
+    let low = den << lc;
+    let u_milli = (2 * (num - low) * 1000).div_ceil(num);
+    Some(u64::from(lc) * 1000 + u_milli as u64)
+}
+
+/// Blocks of `w` slots for `num_keys` keys at `r_milli` columns per slot.
+/// Standard kinds round up (fewer slots raise the failure rate quickly);
+/// Homogeneous Ribbon, which cannot fail, rounds to the nearest block.
+fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize {
+    let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
+    let slots = (num_keys as u128 * u128::from(PPM + eps)).div_ceil(u128::from(PPM));
+    let w = u128::from(width.bits());
+    let blocks = if kind.is_standard() {
+        slots.div_ceil(w)
+    } else {
+        (slots + w / 2) / w
+    };
+    (blocks as usize).max(1)
+}
+
+fn geometry_for_columns(
+    kind: Kind,
+    width: Width,
+    num_keys: usize,
+    r_milli: u64,
+) -> Result<Geometry, Error> {
+    let blocks = blocks_for(kind, width, num_keys, r_milli);
+    let words = (blocks as u128 * u128::from(r_milli)).div_ceil(1000);
+    let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
+    split_words(kind, width, blocks, words)
+}
+
+/// Spreads `words` ICML words over `blocks` blocks: `lower` columns each,
+/// and the last `words % blocks` blocks one more.
+fn split_words(kind: Kind, width: Width, blocks: usize, words: usize) -> Result<Geometry, Error> {
+    let lower = words / blocks;
+    let upper = words % blocks;
+    if lower > MAX_COLUMNS as usize || (lower == MAX_COLUMNS as usize && upper > 0) {
+        return Err(Error::TooLarge);
+    }
+    Geometry::new(kind, width, blocks, lower as u32, blocks - upper)
+}
+
+/// Weights of the starts in the lower and upper blocks (uniform draws, plus
+/// the smash clamping onto the first and last start) and their total.
+fn start_weights(g: &Geometry) -> (u128, u128) {
+    let starts = u128::from(g.num_starts());
+    let smash = u128::from(g.kind.smash(g.width));
+    let lower_starts = u128::from(g.upper_start_slot()).min(starts);
+    let mut lower = lower_starts;
+    let mut upper = starts - lower_starts;
+    // The first start gets `smash` extra draws, the last start too.
+    if lower_starts > 0 {
+        lower += smash;
+    } else {
+        upper += smash;
+    }
+    if lower_starts == starts {
+        lower += smash;
+    } else {
+        upper += smash;
+    }
+    (lower, upper)
+}
+
+/// Whether the columns' FP rate is at most `den / num`.
+fn fp_at_most(g: &Geometry, num: u128, den: u128) -> bool {
+    if g.num_blocks == 0 {
+        return true;
+    }
+    let (lower, upper) = start_weights(g);
+    // sum w_x 2^-c_x / W <= den / num, scaled by 2^(lc + 1).
+    let lc = g.lower_columns;
+    let scaled = lower * 2 + upper;
+    let lhs = num * scaled;
+    let rhs = (den * (lower + upper)) << (lc + 1);
+    lhs <= rhs
+}
+
+/// FP rate of the columns in parts per trillion.
+pub(crate) fn column_fp_ppt(g: &Geometry) -> u64 {
+    if g.num_blocks == 0 {
+        return 0;
+    }
+    let (lower, upper) = start_weights(g);
+    let total = lower + upper;
+    let one = 1_000_000_000_000u128 << 64;
+    let lc = g.lower_columns;
+    let lower_part = (one >> lc) / total * lower;
+    let upper_part = if upper > 0 {
+        (one >> (lc + 1)) / total * upper
+    } else {
+        0
+    };
+    ((lower_part + upper_part) >> 64) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log2_fixed_point() {
+        assert_eq!(log2_q8(1), 0);
+        assert_eq!(log2_q8(1 << 20), 20 << 8);
+        assert_eq!(log2_q8(3 << 19), (20 << 8) + 128);
+        assert_eq!(log2_q8(3), (1 << 8) + 128);
+    }
+
+    #[test]
+    fn columns_for_fp_rates() {
+        // 1 in 128: exactly 7 columns.
+        assert_eq!(columns_for_fp(128, 1), Some(7000));
+        // 1 in 100: 6 columns plus u = 2 * 36 / 100 = 0.72.
+        assert_eq!(columns_for_fp(100, 1), Some(6720));
+        assert_eq!(columns_for_fp(u128::from(u64::MAX), 1), Some(64_000));
+        assert_eq!(columns_for_fp(1 << 65, 1), None);
+    }
+
+    #[test]
+    fn interpolation_extrapolates() {
+        let t = [(0u32, 0u64), (256, 100)];
+        assert_eq!(interpolate(&t, 128), 50);
+        assert_eq!(interpolate(&t, 512), 200);
+    }
+}

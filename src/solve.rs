@@ -1,0 +1,52 @@
+//! Back-substitution into ICML words (scalar reference).
+//!
+//! Rows are solved from the last slot to the first. Each column keeps one
+//! `w`-bit state word whose bit `k` holds the solution of slot `i + k` for
+//! the row `i` being solved: shift the state left by one, take the parity of
+//! `coefficients & state`, xor the result bit, and set it as bit 0. After the
+//! first row of a block the state words are exactly that block's ICML words.
+
+use crate::hash::free_row;
+use crate::layout::Geometry;
+use crate::word::Word;
+
+/// Solves the banded system in `coeffs` / `results` (see `band.rs` for the
+/// scratch layout; `results` is empty for Homogeneous Ribbon) and writes the
+/// ICML payload. `payload.len()` must be `g.payload_bytes()`.
+pub(crate) fn back_substitute<W: Word>(
+    g: &Geometry,
+    seed_mix: u64,
+    coeffs: &[u64],
+    results: &[u64],
+    payload: &mut [u8],
+) {
+    let w = W::BITS as usize;
+    let standard = g.kind.is_standard();
+    let mut state = [W::ZERO; 64];
+    for block in (0..g.num_blocks).rev() {
+        // Lower blocks need only their own columns: the extra column's values
+        // in lower slots are never stored or read.
+        let columns = g.block_columns(block) as usize;
+        let state = &mut state[..columns];
+        for row in (block * w..block * w + w).rev() {
+            let c = W::load(coeffs, row);
+            if c.is_zero() {
+                let bits = free_row(row as u64, seed_mix);
+                for (j, s) in state.iter_mut().enumerate() {
+                    *s = (*s << 1) | W::from_bit(bits >> j);
+                }
+            } else {
+                let bits = if standard { results[row] } else { 0 };
+                for (j, s) in state.iter_mut().enumerate() {
+                    let shifted = *s << 1;
+                    *s = shifted | W::from_bit((c & shifted).parity() ^ (bits >> j));
+                }
+            }
+        }
+        let first = g.block_word_offset(block) * W::BYTES;
+        let words = &mut payload[first..first + columns * W::BYTES];
+        for (s, out) in state.iter().zip(words.chunks_exact_mut(W::BYTES)) {
+            s.write_le(out);
+        }
+    }
+}

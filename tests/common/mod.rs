@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use ribbon_kernel::{Kind, Width};
+
+pub const KINDS: [Kind; 3] = [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash];
+pub const WIDTHS: [Width; 2] = [Width::W64, Width::W128];
+
+/// SplitMix64: a fixed, portable stream of well-mixed 64-bit hashes.
+pub struct Hashes(u64);
+
+impl Hashes {
+    pub fn new(seed: u64) -> Hashes {
+        Hashes(seed.wrapping_mul(0x2545_f491_4f6c_dd1d))
+    }
+}
+
+impl Iterator for Hashes {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Some(z ^ (z >> 31))
+    }
+}
+
+pub fn hashes(seed: u64, n: usize) -> Vec<u64> {
+    Hashes::new(seed).take(n).collect()
+}
+
+/// FNV-1a, 64-bit: a portable digest for pinning filter bytes.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Scale for statistical tests: Miri runs them on far fewer keys.
+pub fn scaled(n: usize) -> usize {
+    if cfg!(miri) { (n / 1000).max(64) } else { n }
+}

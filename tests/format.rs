@@ -1,0 +1,170 @@
+//! The serialized format: pinned bytes, and untrusted input.
+
+mod common;
+
+use common::{KINDS, WIDTHS, fnv1a, hashes};
+use ribbon_kernel::{Error, Filter, FilterRef, HEADER_BYTES, Kind, Plan, Width};
+
+/// Digests of the exact bytes of one filter per kind and width, built from
+/// fixed hashes. These must never change for format version 1: a filter
+/// written by any build on any platform reads back identically everywhere.
+const PINNED: [(Kind, Width, usize, u64); 6] = [
+    (Kind::Homogeneous, Width::W64, 1000, 0x5ceb5a313cfa9c98),
+    (Kind::Homogeneous, Width::W128, 984, 0xb378ad1bf755e1bb),
+    (Kind::Standard, Width::W64, 1040, 0xd296bb81a79c07a1),
+    (Kind::Standard, Width::W128, 1016, 0x3a405a0d0eaa2c8c),
+    (Kind::StandardSmash, Width::W64, 1064, 0x03cced2bc2709f2b),
+    (Kind::StandardSmash, Width::W128, 1032, 0x10a157adc5cf8dfd),
+];
+
+fn pinned_filter(kind: Kind, width: Width) -> Filter {
+    let keys = hashes(42, 1000);
+    let plan = Plan::new(kind, width, keys.len(), 7700).unwrap();
+    Filter::build(&plan, &keys).unwrap()
+}
+
+#[test]
+fn pinned_bytes_are_stable() {
+    let mut mismatches = Vec::new();
+    for (kind, width, len, digest) in PINNED {
+        let f = pinned_filter(kind, width);
+        let bytes = f.as_bytes();
+        let got = (bytes.len(), fnv1a(bytes));
+        println!(
+            "(Kind::{kind:?}, Width::{width:?}, {}, {:#018x}),",
+            got.0, got.1
+        );
+        if got != (len, digest) {
+            mismatches.push((kind, width));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "filter bytes changed: {mismatches:?}"
+    );
+}
+
+fn sample_filters() -> Vec<Filter> {
+    let mut v = Vec::new();
+    for kind in KINDS {
+        for width in WIDTHS {
+            for (n, millibits) in [(0, 8000), (1, 1000), (300, 7700), (300, 2500)] {
+                let plan = Plan::new(kind, width, n, millibits).unwrap();
+                v.push(Filter::build(&plan, &hashes(n as u64, n)).unwrap());
+            }
+        }
+    }
+    v
+}
+
+/// Queries an accepted view broadly: single and batch must agree, and
+/// nothing may panic or read out of bounds.
+fn exercise(view: FilterRef<'_>) {
+    let probes: Vec<u64> = hashes(99, 300)
+        .into_iter()
+        .chain([0, u64::MAX, 1, 1 << 63])
+        .collect();
+    let mut batch = vec![false; probes.len()];
+    view.contains_batch(&probes, &mut batch).unwrap();
+    for (h, b) in probes.iter().zip(&batch) {
+        assert_eq!(view.contains(*h), *b);
+    }
+}
+
+#[test]
+fn every_truncation_and_extension_is_refused() {
+    for f in sample_filters() {
+        let bytes = f.as_bytes();
+        for len in 0..bytes.len() {
+            assert!(
+                FilterRef::from_bytes(&bytes[..len]).is_err(),
+                "accepted {len} of {}",
+                bytes.len()
+            );
+        }
+        let mut longer = bytes.to_vec();
+        longer.push(0);
+        assert_eq!(
+            FilterRef::from_bytes(&longer).err(),
+            Some(Error::TrailingBytes)
+        );
+        exercise(FilterRef::from_bytes(bytes).unwrap());
+    }
+}
+
+#[test]
+fn header_bit_flips_are_refused_or_harmless() {
+    for f in sample_filters() {
+        let original = f.as_bytes();
+        for bit in 0..HEADER_BYTES * 8 {
+            let mut bytes = original.to_vec();
+            bytes[bit / 8] ^= 1 << (bit % 8);
+            match FilterRef::from_bytes(&bytes) {
+                Err(_) => {}
+                // Some flips (seed, key count) leave a consistent header:
+                // it must then be queryable like any filter.
+                Ok(view) => {
+                    let byte = bit / 8;
+                    assert!(
+                        (8..12).contains(&byte) || (16..24).contains(&byte) || byte == 5,
+                        "flip of header bit {bit} accepted"
+                    );
+                    exercise(view);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut state = common::Hashes::new(7);
+    let mut accepted = 0;
+    let rounds = if cfg!(miri) { 200 } else { 50_000 };
+    for round in 0..rounds {
+        let len = (state.next().unwrap() % 200) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| state.next().unwrap() as u8).collect();
+        // Half the time start from a plausible header so that deeper
+        // checks are reached.
+        if round % 2 == 0 && len >= HEADER_BYTES {
+            bytes[..5].copy_from_slice(b"RbnK\x01");
+            bytes[5] %= 4;
+            bytes[6] = if bytes[6] & 1 == 0 { 64 } else { 128 };
+            bytes[7] %= 70;
+            bytes[12..16].fill(0);
+            let blocks = bytes[24] % 8;
+            let upper_start = bytes[32] % 10;
+            bytes[24..40].fill(0);
+            bytes[24] = blocks;
+            bytes[32] = upper_start;
+            // Usually give it the length the header implies.
+            if upper_start <= blocks && round % 4 == 0 {
+                let words =
+                    usize::from(blocks) * usize::from(bytes[7]) + usize::from(blocks - upper_start);
+                let word_bytes = usize::from(bytes[6]) / 8;
+                bytes.resize(HEADER_BYTES + words * word_bytes, 0xa5);
+            }
+        }
+        if let Ok(view) = FilterRef::from_bytes(&bytes) {
+            accepted += 1;
+            exercise(view);
+        }
+    }
+    println!("accepted {accepted} of {rounds} random buffers");
+}
+
+#[test]
+fn any_alignment_reads_the_same() {
+    for f in sample_filters() {
+        let bytes = f.as_bytes();
+        let probes = hashes(3, 500);
+        let expect: Vec<bool> = probes.iter().map(|&h| f.contains(h)).collect();
+        for offset in 1..8 {
+            let mut shifted = vec![0u8; offset];
+            shifted.extend_from_slice(bytes);
+            let view = FilterRef::from_bytes(&shifted[offset..]).unwrap();
+            let got: Vec<bool> = probes.iter().map(|&h| view.contains(h)).collect();
+            assert_eq!(got, expect);
+        }
+    }
+}

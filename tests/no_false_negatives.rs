@@ -1,0 +1,66 @@
+//! Every key a filter was built from is found, for every kind, width, bits
+//! per key and a range of key counts around the block size.
+
+mod common;
+
+use common::{KINDS, WIDTHS, hashes};
+use ribbon_kernel::{Filter, Plan};
+
+#[test]
+fn every_member_is_found() {
+    let counts: &[usize] = if cfg!(miri) {
+        &[0, 1, 2, 65]
+    } else {
+        &[0, 1, 2, 63, 64, 65, 1000, 30000]
+    };
+    for kind in KINDS {
+        for width in WIDTHS {
+            for millibits in [1000, 3000, 7700, 16000] {
+                for &n in counts {
+                    let keys = hashes(n as u64 ^ u64::from(millibits), n);
+                    let plan = Plan::new(kind, width, n, millibits).unwrap();
+                    let filter = Filter::build(&plan, &keys).unwrap();
+                    let view = filter.as_ref();
+                    assert_eq!(view.num_keys(), n as u64);
+                    assert!(
+                        keys.iter().all(|&h| view.contains(h)),
+                        "false negative: {kind:?} {width:?} {millibits} mbits n={n}"
+                    );
+                    let mut answers = vec![false; n];
+                    view.contains_batch(&keys, &mut answers).unwrap();
+                    assert!(answers.iter().all(|&a| a));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_filter_matches_nothing() {
+    for kind in KINDS {
+        for width in WIDTHS {
+            let plan = Plan::new(kind, width, 0, 8000).unwrap();
+            assert_eq!(plan.num_slots(), 0);
+            let filter = Filter::build(&plan, &[]).unwrap();
+            assert!(hashes(5, 1000).iter().all(|&h| !filter.contains(h)));
+        }
+    }
+}
+
+#[test]
+fn special_hash_values_and_duplicates() {
+    let mut keys = vec![0, u64::MAX, 1, 1 << 63, 0x5555_5555_5555_5555];
+    keys.extend(std::iter::repeat_n(7u64, 500));
+    keys.extend(std::iter::repeat_n(0u64, 500));
+    for kind in KINDS {
+        for width in WIDTHS {
+            let plan = Plan::new(kind, width, keys.len(), 8000).unwrap();
+            let filter = Filter::build(&plan, &keys).unwrap();
+            assert!(keys.iter().all(|&h| filter.contains(h)));
+            // All duplicates of one hash.
+            let same = vec![0xdead_beef_u64; 1000];
+            let filter = Filter::build(&plan, &same).unwrap();
+            assert!(filter.contains(0xdead_beef));
+        }
+    }
+}

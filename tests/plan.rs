@@ -1,0 +1,221 @@
+//! Planning, buffers and error paths.
+
+mod common;
+
+use common::{KINDS, WIDTHS, hashes, scaled};
+use ribbon_kernel::{AddOutcome, Error, Filter, FilterRef, Kind, Plan, Width};
+
+#[test]
+fn for_fp_rate_meets_the_target_without_waste() {
+    let n = scaled(1_000_000);
+    let keys = hashes(11, n);
+    let others = hashes(12, scaled(2_000_000));
+    for kind in KINDS {
+        let plan = Plan::for_fp_rate(kind, Width::W64, n, 100).unwrap();
+        let filter = Filter::build(&plan, &keys).unwrap();
+        let fp =
+            others.iter().filter(|&&h| filter.contains(h)).count() as f64 / others.len() as f64;
+        println!(
+            "{kind:?}: {:.3} bits/key, FP {:.4}% cols {:.4}% {:?}",
+            plan.millibits_per_key() as f64 / 1000.0,
+            fp * 100.0,
+            filter.as_ref().column_fp_ppt() as f64 / 1e10,
+            filter
+        );
+        if cfg!(miri) {
+            continue;
+        }
+        assert!(fp <= 0.0105, "{kind:?}: FP {fp}");
+        // Not wasteful: the FP rate is not far below what was asked for.
+        assert!(fp >= 0.0090, "{kind:?}: FP {fp} is needlessly low");
+    }
+}
+
+#[test]
+fn for_fp_rate_columns_never_exceed_the_target() {
+    for kind in KINDS {
+        for width in WIDTHS {
+            for one_in in [2u64, 3, 10, 100, 128, 1000, 65_537, 1 << 40] {
+                for n in [1usize, 100, 10_000] {
+                    let plan = Plan::for_fp_rate(kind, width, n, one_in).unwrap();
+                    let target_ppt = 1_000_000_000_000u64 / one_in;
+                    assert!(
+                        plan.column_fp_ppt() <= target_ppt + 1,
+                        "{kind:?} {width:?} 1/{one_in} n={n}: {} ppt",
+                        plan.column_fp_ppt()
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(
+        Plan::for_fp_rate(Kind::Standard, Width::W64, 10, 1).err(),
+        Some(Error::InvalidFpRate)
+    );
+    assert_eq!(
+        Plan::for_fp_rate(Kind::Standard, Width::W64, 10, u64::MAX).err(),
+        None,
+        "63.99 columns still fit"
+    );
+}
+
+#[test]
+fn for_bytes_stays_within_budget() {
+    for kind in KINDS {
+        let plan = Plan::for_bytes(kind, Width::W128, 1_000_000, 1_000_000).unwrap();
+        let bytes = plan.filter_bytes();
+        assert!((980_000..=1_000_000).contains(&bytes), "{kind:?}: {bytes}");
+    }
+    for kind in KINDS {
+        for width in WIDTHS {
+            for (n, budget) in [
+                (1usize, 100usize),
+                (100, 1000),
+                (1000, 777),
+                (10_000, 12_345),
+            ] {
+                let plan = Plan::for_bytes(kind, width, n, budget).unwrap();
+                assert!(plan.filter_bytes() <= budget);
+                let keys = hashes(n as u64, n);
+                let f = Filter::build(&plan, &keys).unwrap();
+                assert!(keys.iter().all(|&h| f.contains(h)));
+            }
+            assert_eq!(
+                Plan::for_bytes(kind, width, 10, 41).err(),
+                Some(Error::BudgetTooSmall)
+            );
+        }
+    }
+}
+
+#[test]
+fn bits_per_key_are_honored_at_scale() {
+    for kind in KINDS {
+        for width in WIDTHS {
+            for millibits in [1000u32, 3000, 7700, 12_345, 16000] {
+                let plan = Plan::new(kind, width, 1_000_000, millibits).unwrap();
+                let delivered = plan.millibits_per_key() as f64;
+                let asked = f64::from(millibits);
+                assert!(
+                    (delivered / asked - 1.0).abs() <= 0.02,
+                    "{kind:?} {width:?} {millibits}: {delivered}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_requests_are_errors() {
+    assert_eq!(
+        Plan::new(Kind::Homogeneous, Width::W64, 10, 0).err(),
+        Some(Error::InvalidBitsPerKey)
+    );
+    assert_eq!(
+        Plan::new(Kind::Homogeneous, Width::W64, 10, u32::MAX).err(),
+        Some(Error::InvalidBitsPerKey)
+    );
+    assert_eq!(
+        Plan::new(Kind::Standard, Width::W128, usize::MAX, 8000).err(),
+        Some(Error::TooManyKeys)
+    );
+    assert!(Plan::new(Kind::Standard, Width::W128, 10, 64_000).is_ok());
+}
+
+#[test]
+fn short_buffers_and_wrong_lengths_are_errors() {
+    for kind in KINDS {
+        for width in WIDTHS {
+            let keys = hashes(5, 500);
+            let plan = Plan::new(kind, width, keys.len(), 8000).unwrap();
+            let mut scratch = vec![0u64; plan.scratch_words()];
+            let mut out = vec![0u8; plan.filter_bytes() + 3];
+            let short = plan.scratch_words() - 1;
+            assert_eq!(
+                plan.build(&keys, &mut scratch[..short], &mut out).err(),
+                Some(Error::ScratchTooSmall)
+            );
+            let short = plan.filter_bytes() - 1;
+            assert_eq!(
+                plan.build(&keys, &mut scratch, &mut out[..short]).err(),
+                Some(Error::OutputTooSmall)
+            );
+            let more: Vec<u64> = hashes(6, 501);
+            assert_eq!(
+                plan.build(&more, &mut scratch, &mut out).err(),
+                Some(Error::TooManyKeys)
+            );
+            // A larger output buffer is fine; the filter is its prefix.
+            let f = plan.build(&keys, &mut scratch, &mut out[1..]).unwrap();
+            assert_eq!(f.filter_bytes(), plan.filter_bytes());
+            let mut answers = vec![false; keys.len() - 1];
+            assert_eq!(
+                f.contains_batch(&keys, &mut answers).err(),
+                Some(Error::LengthMismatch)
+            );
+            let f = FilterRef::from_bytes(&out[1..1 + plan.filter_bytes()]).unwrap();
+            assert!(keys.iter().all(|&h| f.contains(h)));
+            // Banding into short scratch and finishing into a short buffer.
+            assert!(plan.banding(&mut scratch[..1]).is_err());
+            let banding = plan.banding(&mut scratch).unwrap();
+            assert_eq!(
+                banding.finish(&mut out[..10]).err(),
+                Some(Error::OutputTooSmall)
+            );
+        }
+    }
+}
+
+#[test]
+fn exhausted_seeds_fail_cleanly() {
+    // A good filter in the buffer first ...
+    let keys = hashes(8, 100);
+    let small = Plan::new(Kind::Standard, Width::W64, keys.len(), 8000).unwrap();
+    let fixed = Plan::with_slots(Kind::Standard, Width::W64, 128, 8000).unwrap();
+    let mut scratch = vec![0u64; small.scratch_words().max(fixed.scratch_words())];
+    let mut out = vec![0u8; small.filter_bytes().max(fixed.filter_bytes())];
+    small.build(&keys, &mut scratch, &mut out).unwrap();
+    assert!(FilterRef::from_bytes(&out[..small.filter_bytes()]).is_ok());
+    // ... then 200 distinct keys into 128 slots: every seed is inconsistent.
+    let overfull = hashes(9, 200);
+    assert_eq!(fixed.num_keys(), None);
+    assert_eq!(
+        fixed.build(&overfull, &mut scratch, &mut out).err(),
+        Some(Error::ConstructionFailed)
+    );
+    for len in [small.filter_bytes(), fixed.filter_bytes()] {
+        assert!(FilterRef::from_bytes(&out[..len]).is_err());
+    }
+}
+
+#[test]
+fn streaming_fill_keeps_every_added_key() {
+    for width in WIDTHS {
+        let plan = Plan::with_slots(Kind::Standard, width, 4096, 7000).unwrap();
+        let mut scratch = vec![0u64; plan.scratch_words()];
+        let mut out = vec![0u8; plan.filter_bytes()];
+        let mut banding = plan.banding(&mut scratch).unwrap();
+        let mut added = Vec::new();
+        for h in hashes(77, 10_000) {
+            if banding.add(h) == AddOutcome::Inconsistent {
+                break;
+            }
+            added.push(h);
+        }
+        // Filled close to the slot count before the first failure.
+        assert!(added.len() > plan.num_slots() * 9 / 10, "{}", added.len());
+        let f = banding.finish(&mut out).unwrap();
+        assert!(added.iter().all(|&h| f.contains(h)));
+    }
+}
+
+#[test]
+fn seeds_give_independent_filters() {
+    let keys = hashes(21, 2000);
+    let plan = Plan::new(Kind::Homogeneous, Width::W64, keys.len(), 6000).unwrap();
+    let a = Filter::build(&plan, &keys).unwrap();
+    let b = Filter::build(&plan.with_seed(12345), &keys).unwrap();
+    assert_eq!(b.as_ref().seed(), 12345);
+    assert_ne!(a.as_bytes(), b.as_bytes());
+    assert!(keys.iter().all(|&h| a.contains(h) && b.contains(h)));
+}
