@@ -8,9 +8,13 @@ use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, Width};
 
-/// Most key hashes one plan accepts (2^40); keeps every sizing product far
-/// from `u128` overflow.
-pub const MAX_KEYS: usize = 1 << 40;
+/// Most key hashes one plan accepts: 2^40 (or `usize::MAX` where that is
+/// smaller), which keeps every sizing product far from `u128` overflow.
+pub const MAX_KEYS: usize = if (usize::MAX as u64) < (1 << 40) {
+    usize::MAX
+} else {
+    (1u64 << 40) as usize
+};
 
 /// Seeds a Standard build tries before it reports
 /// [`Error::ConstructionFailed`]. Plans are sized so that about 19 builds in
