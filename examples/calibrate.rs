@@ -10,6 +10,12 @@
 //! 1 build in 20 needs a second seed.
 //!
 //! `cargo run --release --example calibrate [trials]`
+//!
+//! With `homogeneous` as the argument it instead measures Homogeneous Ribbon
+//! at whole numbers of columns for slot counts of `eps` = 95 % to 120 % of
+//! the paper's eq. 7, over 8 key sets of 10^6 keys: the mean and worst space
+//! overhead and the FP excess over `2^-r` per key set. This is the data
+//! behind the 110 % / 105 % factors in `src/plan.rs`.
 
 use ribbon_kernel::{AddOutcome, Kind, Plan, Width};
 
@@ -39,7 +45,56 @@ fn failure_points(plan: &Plan, trials: u64, first_trial: u64) -> Vec<u64> {
     points
 }
 
+fn homogeneous() {
+    let n = 1_000_000usize;
+    let mut state = 777;
+    let negatives: Vec<u64> = (0..3_000_000).map(|_| splitmix(&mut state)).collect();
+    let key_sets: Vec<Vec<u64>> = (1..=8u64)
+        .map(|set| {
+            let mut state = set.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            (0..n).map(|_| splitmix(&mut state)).collect()
+        })
+        .collect();
+    println!("width r eps% | overhead mean / worst | FP excess over 2^-r per key set");
+    for width in [Width::W64, Width::W128] {
+        let w = f64::from(width.bits());
+        for r in [3u32, 5, 7, 9, 12] {
+            for scale in [95.0, 100.0, 105.0, 110.0, 120.0] {
+                let eps = (4.0 + f64::from(r) / 4.0) / w * scale / 100.0;
+                let slots = (n as f64 * (1.0 + eps)) as usize;
+                let plan =
+                    Plan::with_slots(Kind::Homogeneous, width, slots, r * 1000).expect("plan");
+                let mut overheads = Vec::new();
+                let mut excess = Vec::new();
+                for keys in &key_sets {
+                    let filter = ribbon_kernel::Filter::build(&plan, keys).expect("build");
+                    let hits = negatives.iter().filter(|&&h| filter.contains(h)).count();
+                    let fp = hits as f64 / negatives.len() as f64;
+                    let bits = plan.payload_bits() as f64 / n as f64;
+                    overheads.push(bits / (1.0 / fp).log2() - 1.0);
+                    excess.push(format!(
+                        "{:+.0}%",
+                        (fp * f64::from(1u32 << r) - 1.0) * 100.0
+                    ));
+                }
+                let mean = overheads.iter().sum::<f64>() / overheads.len() as f64;
+                let worst = overheads.iter().copied().fold(f64::MIN, f64::max);
+                println!(
+                    "{width:?} {r} {:.2} ({scale}% of eq. 7) | {:.2}% / {:.2}% | {}",
+                    eps * 100.0,
+                    mean * 100.0,
+                    worst * 100.0,
+                    excess.join(" ")
+                );
+            }
+        }
+    }
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("homogeneous") {
+        return homogeneous();
+    }
     let trials: u64 = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

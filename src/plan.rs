@@ -339,7 +339,8 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
 ///
 /// Homogeneous: the paper's eq. 7, `(4 + r/4) / w`, scaled by 110 % for
 /// w = 64 and 105 % for w = 128. Measured at n = 10^6 over 8 key sets
-/// (`examples/calibrate.rs` has the method), the *mean* overhead is lowest
+/// (`cargo run --release --example calibrate homogeneous`), the *mean*
+/// overhead is lowest
 /// near eq. 7 itself, but some key sets then see FP rates 5-10 % above
 /// `2^-r` (local clusters of start positions make rows dependent); the
 /// small extra space keeps that excess within a few percent for every key

@@ -31,10 +31,6 @@ impl Measured {
     }
 }
 
-fn measure(kind: Kind, width: Width, keys: &[u64], millibits: u32) -> Measured {
-    measure_plan(Plan::new(kind, width, keys.len(), millibits).unwrap(), keys)
-}
-
 fn measure_plan(plan: Plan, keys: &[u64]) -> Measured {
     let filter = Filter::build(&plan, keys).unwrap();
     let view = filter.as_ref();
@@ -59,12 +55,26 @@ fn homogeneous_overhead_follows_eq7() {
     let keys = hashes(1_000_001, 1_000_000);
     for width in [Width::W64, Width::W128] {
         let w = f64::from(width.bits());
+        // Whole numbers of columns (plans for FP 2^-r), then bits-per-key
+        // budgets that give fractional columns.
+        let mut plans: Vec<(String, Plan)> = [3u32, 5, 8, 11, 14, 16]
+            .into_iter()
+            .map(|r| {
+                let plan = Plan::for_fp_rate(Kind::Homogeneous, width, keys.len(), 1 << r);
+                (format!("FP 2^-{r}"), plan.unwrap())
+            })
+            .collect();
         for millibits in [3000, 5000, 7000, 7700, 10_000, 13_000, 16_000] {
-            let m = measure(Kind::Homogeneous, width, &keys, millibits);
+            let plan = Plan::new(Kind::Homogeneous, width, keys.len(), millibits).unwrap();
+            plans.push((format!("{millibits} mbits"), plan));
+        }
+        for (name, plan) in plans {
+            let asked = plan.millibits_per_key();
+            let m = measure_plan(plan, &keys);
             let eq7 = (4.0 + m.columns / 4.0) / w;
             let bound = 1.15 * eq7 + 0.01 + m.fractional_cost();
             println!(
-                "Homogeneous {width:?} {millibits}: {:.3} bits/key, r {:.2}, FP {:.5}%, overhead {:.2}% \
+                "Homogeneous {width:?} {name}: {:.3} bits/key, r {:.2}, FP {:.5}%, overhead {:.2}% \
                  (bound {:.2}%, of which fractional {:.2}%)",
                 m.bits_per_key,
                 m.columns,
@@ -73,8 +83,8 @@ fn homogeneous_overhead_follows_eq7() {
                 bound * 100.0,
                 m.fractional_cost() * 100.0
             );
-            assert!(m.overhead() <= bound, "{width:?} {millibits}");
-            assert!((m.bits_per_key * 1000.0 / f64::from(millibits) - 1.0).abs() <= 0.02);
+            assert!(m.overhead() <= bound, "{width:?} {name}");
+            assert_eq!(asked, (m.bits_per_key * 1000.0).round() as u64);
         }
     }
 }
