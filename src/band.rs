@@ -5,11 +5,11 @@
 //! `i` at `i * w / 64`), then, for Standard Ribbon only, `m` words of result
 //! rows. An all-zero coefficient row is an empty slot.
 
+use crate::dispatch::{self, Backend};
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::hash::{Coeff, Equation, Expander};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Width};
-use crate::solve;
 use crate::word::Word;
 
 /// What happened to one key's equation.
@@ -72,6 +72,7 @@ pub struct Banding<'s> {
     results: &'s mut [u64],
     inserted: u64,
     redundant: u64,
+    backend: Backend,
 }
 
 impl core::fmt::Debug for Banding<'_> {
@@ -90,6 +91,7 @@ impl<'s> Banding<'s> {
     pub(crate) fn new(
         geometry: Geometry,
         seed: u32,
+        backend: Backend,
         scratch: &'s mut [u64],
     ) -> Result<Banding<'s>, Error> {
         let need = scratch_words(&geometry).ok_or(Error::TooLarge)?;
@@ -105,6 +107,7 @@ impl<'s> Banding<'s> {
             results,
             inserted: 0,
             redundant: 0,
+            backend,
         })
     }
 
@@ -208,22 +211,14 @@ impl<'s> Banding<'s> {
         let len = self.geometry.filter_bytes();
         let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
         let (header, payload) = out.split_at_mut(HEADER_BYTES);
-        match self.geometry.width {
-            Width::W64 => solve::back_substitute::<u64>(
-                &self.geometry,
-                self.expander.seed_mix,
-                self.coeffs,
-                self.results,
-                payload,
-            ),
-            Width::W128 => solve::back_substitute::<u128>(
-                &self.geometry,
-                self.expander.seed_mix,
-                self.coeffs,
-                self.results,
-                payload,
-            ),
-        }
+        dispatch::back_substitute(
+            self.backend,
+            &self.geometry,
+            self.expander.seed_mix,
+            self.coeffs,
+            self.results,
+            payload,
+        );
         let h = Header {
             geometry: self.geometry,
             seed: self.seed,

@@ -1,8 +1,21 @@
 //! Backend choice and dispatch: the only caller of the `arch/` kernels.
 
+use core::sync::atomic::{AtomicU8, Ordering};
+
+#[cfg(target_arch = "aarch64")]
+use crate::arch::aarch64 as aarch64_kernels;
+use crate::arch::generic::{self, Portable};
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64 as x86_kernels;
+use crate::detect::{self, Features};
+use crate::error::Error;
 use crate::filter::Parts;
-use crate::layout::Width;
+use crate::layout::{Geometry, Width};
 use crate::query;
+use crate::solve;
+
+/// The backend set with [`Backend::force`]: 0 for none, else code + 1.
+static FORCED: AtomicU8 = AtomicU8::new(0);
 
 /// An instruction-set backend for queries and back-substitution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,14 +39,56 @@ impl Backend {
         Backend::Neon,
     ];
 
-    /// The best backend this CPU and build support.
+    /// The best backend this CPU and build support: AVX-512, then AVX2, then
+    /// NEON, then scalar. Detected once (CPUID/XGETBV on x86_64) and cached.
     pub fn detect() -> Backend {
-        Backend::Scalar
+        let f = detect::features();
+        if f.has(Features::AVX512) {
+            Backend::Avx512
+        } else if f.has(Features::AVX2) {
+            Backend::Avx2
+        } else if f.has(Features::NEON) {
+            Backend::Neon
+        } else {
+            Backend::Scalar
+        }
     }
 
     /// Whether this CPU and build can run the backend.
     pub fn is_available(self) -> bool {
-        matches!(self, Backend::Scalar)
+        let f = detect::features();
+        match self {
+            Backend::Scalar => true,
+            Backend::Avx2 => f.has(Features::AVX2),
+            Backend::Avx512 => f.has(Features::AVX512),
+            Backend::Neon => f.has(Features::NEON),
+        }
+    }
+
+    /// The backend new filter views and builds use: the one set with
+    /// [`Backend::force`] if any, else [`Backend::detect`].
+    pub fn current() -> Backend {
+        match FORCED.load(Ordering::Relaxed) {
+            0 => Backend::detect(),
+            code => Backend::from_code(u32::from(code) - 1).unwrap_or(Backend::Scalar),
+        }
+    }
+
+    /// Makes every filter view created afterwards (and every build) use
+    /// `backend`, process-wide; `None` returns to the detected best. Views
+    /// already made keep their backend. Detection never overrides this.
+    ///
+    /// Refuses a backend this CPU or build lacks. Use it to pin the scalar
+    /// backend where vector registers are off limits, or to compare
+    /// backends.
+    pub fn force(backend: Option<Backend>) -> Result<(), Error> {
+        let code = match backend {
+            None => 0,
+            Some(b) if b.is_available() => b.code() as u8 + 1,
+            Some(_) => return Err(Error::BackendUnavailable),
+        };
+        FORCED.store(code, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The backend's code in the C ABI: 0 scalar, 1 AVX2, 2 AVX-512, 3 NEON.
@@ -68,34 +123,93 @@ impl Backend {
     }
 }
 
+// Every function below receives a backend that passed `is_available()`:
+// `FilterRef` only holds such backends (from `Backend::current()` or a
+// checked `with_backend`), and builds use `Backend::current()`. That is the
+// check each `// SAFETY:` comment below refers to.
+
+/// Runs `$body` with `$W` bound to the word type of `$width`.
+macro_rules! with_word {
+    ($width:expr, $W:ident => $body:expr) => {
+        match $width {
+            Width::W64 => {
+                type $W = u64;
+                $body
+            }
+            Width::W128 => {
+                type $W = u128;
+                $body
+            }
+        }
+    };
+}
+
 /// Single query.
 #[inline]
-pub(crate) fn contains(_backend: Backend, p: Parts<'_>, hash: u64) -> bool {
+pub(crate) fn contains(backend: Backend, p: Parts<'_>, hash: u64) -> bool {
     if p.geometry.num_blocks == 0 {
         return false;
     }
-    match p.geometry.width {
-        Width::W64 => query::contains::<u64>(&p.geometry, &p.expander, p.payload, hash),
-        Width::W128 => query::contains::<u128>(&p.geometry, &p.expander, p.payload, hash),
-    }
+    with_word!(p.geometry.width, W => match backend {
+        #[cfg(all(target_arch = "x86_64", ribbon_avx512_intrinsics))]
+        // SAFETY: the backend is available (see above).
+        Backend::Avx512 => unsafe { x86_kernels::avx512::contains::<W>(&p, hash) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the backend is available (see above).
+        Backend::Avx2 => unsafe { x86_kernels::avx2::contains::<W>(&p, hash) },
+        #[cfg(all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"))]
+        // SAFETY: NEON is part of this target.
+        Backend::Neon => unsafe { aarch64_kernels::neon::contains::<W>(&p, hash) },
+        _ => query::contains::<W>(&p.geometry, &p.expander, p.payload, hash),
+    })
 }
 
 /// Batch query; `out.len() == hashes.len()`.
-pub(crate) fn contains_batch(_backend: Backend, p: Parts<'_>, hashes: &[u64], out: &mut [bool]) {
+pub(crate) fn contains_batch(backend: Backend, p: Parts<'_>, hashes: &[u64], out: &mut [bool]) {
     if p.geometry.num_blocks == 0 {
         out.fill(false);
         return;
     }
-    match p.geometry.width {
-        Width::W64 => {
-            for (o, &h) in out.iter_mut().zip(hashes) {
-                *o = query::contains::<u64>(&p.geometry, &p.expander, p.payload, h);
-            }
-        }
-        Width::W128 => {
-            for (o, &h) in out.iter_mut().zip(hashes) {
-                *o = query::contains::<u128>(&p.geometry, &p.expander, p.payload, h);
-            }
-        }
-    }
+    with_word!(p.geometry.width, W => match backend {
+        #[cfg(all(target_arch = "x86_64", ribbon_avx512_intrinsics))]
+        // SAFETY: the backend is available (see above).
+        Backend::Avx512 => unsafe { x86_kernels::avx512::contains_batch::<W>(&p, hashes, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the backend is available (see above).
+        Backend::Avx2 => unsafe { x86_kernels::avx2::contains_batch::<W>(&p, hashes, out) },
+        #[cfg(all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"))]
+        // SAFETY: NEON is part of this target.
+        Backend::Neon => unsafe { aarch64_kernels::neon::contains_batch::<W>(&p, hashes, out) },
+        // SAFETY: the portable kernel uses no special instructions.
+        _ => unsafe { generic::contains_batch::<W, Portable>(&p, hashes, out) },
+    })
+}
+
+/// Back-substitution of a banded system into ICML payload bytes.
+pub(crate) fn back_substitute(
+    backend: Backend,
+    g: &Geometry,
+    seed_mix: u64,
+    coeffs: &[u64],
+    results: &[u64],
+    payload: &mut [u8],
+) {
+    with_word!(g.width, W => match backend {
+        #[cfg(all(target_arch = "x86_64", ribbon_avx512_intrinsics))]
+        // SAFETY: the backend is available (see above).
+        Backend::Avx512 => unsafe {
+            x86_kernels::avx512::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the backend is available (see above).
+        Backend::Avx2 => unsafe {
+            x86_kernels::avx2::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
+        },
+        #[cfg(all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"))]
+        // SAFETY: NEON is part of this target.
+        Backend::Neon => unsafe {
+            aarch64_kernels::neon::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
+        },
+        _ => solve::back_substitute::<W>(g, seed_mix, coeffs, results, payload),
+    })
 }

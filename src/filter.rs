@@ -60,7 +60,8 @@ impl<'a> FilterRef<'a> {
     /// Every header field is checked against the others and against
     /// `bytes.len()`, which must be exactly the filter's length. The payload
     /// bits are not checksummed: storage layers verify their own checksums.
-    /// The view uses the best backend detected on this CPU.
+    /// The view uses [`Backend::current`]: the best backend detected on this
+    /// CPU unless one was set with [`Backend::force`].
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
         let header = Header::decode(bytes)?;
         Ok(FilterRef {
@@ -68,7 +69,7 @@ impl<'a> FilterRef<'a> {
             bytes,
             payload: &bytes[HEADER_BYTES..],
             header,
-            backend: Backend::detect(),
+            backend: Backend::current(),
         })
     }
 

@@ -8,7 +8,10 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+#[path = "../arch/mod.rs"]
+mod arch;
 mod band;
+mod detect;
 mod dispatch;
 mod error;
 mod filter;

@@ -4,6 +4,7 @@
 //! kernel callers cannot use the FPU.
 
 use crate::band::{self, Banding};
+use crate::dispatch::Backend;
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, Width};
@@ -46,6 +47,8 @@ pub struct Plan {
     /// Keys the plan was sized for; `None` for [`Plan::with_slots`].
     num_keys: Option<usize>,
     seed: u32,
+    /// Backend for back-substitution; `None` means [`Backend::current`].
+    backend: Option<Backend>,
 }
 
 impl Plan {
@@ -184,6 +187,7 @@ impl Plan {
             geometry,
             num_keys: None,
             seed: 0,
+            backend: None,
         })
     }
 
@@ -192,6 +196,19 @@ impl Plan {
     /// independent false positives.
     pub fn with_seed(self, seed: u32) -> Plan {
         Plan { seed, ..self }
+    }
+
+    /// The same plan, back-substituting with `backend` instead of
+    /// [`Backend::current`]. Every backend writes identical bytes; this is
+    /// for comparing them. Refuses a backend this CPU or build lacks.
+    pub fn with_backend(self, backend: Backend) -> Result<Plan, Error> {
+        if !backend.is_available() {
+            return Err(Error::BackendUnavailable);
+        }
+        Ok(Plan {
+            backend: Some(backend),
+            ..self
+        })
     }
 
     fn empty(kind: Kind, width: Width) -> Plan {
@@ -205,6 +222,7 @@ impl Plan {
             },
             num_keys: Some(0),
             seed: 0,
+            backend: None,
         }
     }
 
@@ -214,6 +232,7 @@ impl Plan {
             geometry,
             num_keys: Some(num_keys),
             seed: 0,
+            backend: None,
         })
     }
 
@@ -311,8 +330,8 @@ impl Plan {
             1
         };
         for attempt in 0..seeds {
-            let mut banding =
-                Banding::new(self.geometry, self.seed.wrapping_add(attempt), scratch)?;
+            let seed = self.seed.wrapping_add(attempt);
+            let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch)?;
             if banding.add_all(hashes).is_ok() {
                 return banding.finish(out);
             }
@@ -323,7 +342,12 @@ impl Plan {
     /// Starts an incremental build with this plan's first seed: add key
     /// hashes one at a time, then [`Banding::finish`]. Clears the scratch.
     pub fn banding<'s>(&self, scratch: &'s mut [u64]) -> Result<Banding<'s>, Error> {
-        Banding::new(self.geometry, self.seed, scratch)
+        Banding::new(self.geometry, self.seed, self.backend(), scratch)
+    }
+
+    /// The backend builds with this plan back-substitute with.
+    pub fn backend(&self) -> Backend {
+        self.backend.unwrap_or_else(Backend::current)
     }
 }
 

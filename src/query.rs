@@ -1,25 +1,53 @@
-//! Scalar query: the reference every SIMD kernel is checked against.
+//! Query math shared by every backend, and the scalar query: the reference
+//! every SIMD kernel is checked against.
+//!
+//! A key's `w`-bit window of the solution starts at bit `shift` of its start
+//! block's words and ends in the next block's words. Instead of shifting
+//! every column's two words into place, the coefficient row is split once
+//! per key into the bits that fall into the start block (`c << shift`) and
+//! those that fall into the next block (`c >> (w - shift)`). Column `j`'s
+//! result bit is then `parity((lo_j & c_lo) ^ (hi_j & c_hi))`.
 
 use crate::hash::{Coeff, Expander};
 use crate::layout::Geometry;
 
-/// Where a key's query reads: the first word of its start block, the first
-/// word of the next block (the same block when the start is the last
-/// possible one, where the offset is 0 and those words are shifted out), the
-/// number of columns, and the bit offset of the start in its block.
+/// Everything a kernel needs to evaluate one key: where its words are, how
+/// many columns, the split coefficient row and the expected result bits.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Probe {
+pub(crate) struct Probe<W> {
+    /// First ICML word of the start block.
     pub(crate) lo_word: usize,
+    /// First ICML word of the next block (the start block itself when the
+    /// start is the last possible one; its `c_hi` is then 0).
     pub(crate) hi_word: usize,
+    /// Columns to check: those of the start block.
     pub(crate) columns: usize,
-    pub(crate) shift: u32,
+    /// Coefficient bits that select slots of the start block.
+    pub(crate) c_lo: W,
+    /// Coefficient bits that select slots of the next block.
+    pub(crate) c_hi: W,
+    /// Expected result bits (column `j` in bit `j`); 0 for Homogeneous.
+    pub(crate) expected: u64,
 }
 
-/// ICML index math for a start slot: the one place every backend uses.
+impl<W: Coeff> Probe<W> {
+    /// A placeholder for arrays of probes; never evaluated.
+    pub(crate) const EMPTY: Probe<W> = Probe {
+        lo_word: 0,
+        hi_word: 0,
+        columns: 0,
+        c_lo: W::ZERO,
+        c_hi: W::ZERO,
+        expected: 0,
+    };
+}
+
+/// Hash expansion plus ICML index math for one key of a non-empty filter.
 #[inline(always)]
-pub(crate) fn probe(g: &Geometry, w: u32, start: u64) -> Probe {
-    let block = (start / u64::from(w)) as usize;
-    let shift = (start % u64::from(w)) as u32;
+pub(crate) fn probe<W: Coeff>(g: &Geometry, ex: &Expander, hash: u64) -> Probe<W> {
+    let (start, c, expected) = ex.expand::<W>(hash);
+    let block = (start / u64::from(W::BITS)) as usize;
+    let shift = (start % u64::from(W::BITS)) as u32;
     let columns = g.block_columns(block) as usize;
     let lo_word = g.block_word_offset(block);
     let hi_word = if block + 1 < g.num_blocks {
@@ -31,36 +59,45 @@ pub(crate) fn probe(g: &Geometry, w: u32, start: u64) -> Probe {
         lo_word,
         hi_word,
         columns,
-        shift,
+        c_lo: c << shift,
+        // `c >> (w - shift)` without an out-of-range shift when shift is 0.
+        c_hi: (c >> 1) >> (W::BITS - 1 - shift),
+        expected,
     }
 }
 
-/// Combines the words of the start block and the next one into the `w` bits
-/// starting at the start slot. `(hi << 1) << (w - 1 - shift)` is `hi << (w -
-/// shift)` without an out-of-range shift when `shift` is 0.
+/// Result bit of one column.
 #[inline(always)]
-pub(crate) fn window<W: Coeff>(lo: W, hi: W, shift: u32) -> W {
-    (lo >> shift) | ((hi << 1) << (W::BITS - 1 - shift))
+pub(crate) fn column_bit<W: Coeff>(lo: W, hi: W, p: &Probe<W>) -> u64 {
+    ((lo & p.c_lo) ^ (hi & p.c_hi)).parity()
+}
+
+/// The `columns` words of block words starting at `word`.
+#[inline(always)]
+pub(crate) fn block_words<W: Coeff>(payload: &[u8], word: usize, columns: usize) -> &[u8] {
+    &payload[word * W::BYTES..(word + columns) * W::BYTES]
+}
+
+/// Scalar evaluation of all columns, stopping at the first mismatch.
+#[inline(always)]
+pub(crate) fn matches<W: Coeff>(payload: &[u8], p: &Probe<W>) -> bool {
+    let lo = block_words::<W>(payload, p.lo_word, p.columns);
+    let hi = block_words::<W>(payload, p.hi_word, p.columns);
+    for (j, (lo, hi)) in lo
+        .chunks_exact(W::BYTES)
+        .zip(hi.chunks_exact(W::BYTES))
+        .enumerate()
+    {
+        if column_bit(W::read_le(lo), W::read_le(hi), p) != (p.expected >> j) & 1 {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether `hash` may be in the filter. `payload` holds the ICML words of a
 /// validated, non-empty geometry.
 #[inline(always)]
 pub(crate) fn contains<W: Coeff>(g: &Geometry, ex: &Expander, payload: &[u8], hash: u64) -> bool {
-    let (start, c, expected) = ex.expand::<W>(hash);
-    let p = probe(g, W::BITS, start);
-    let bytes = W::BYTES;
-    let lo = &payload[p.lo_word * bytes..(p.lo_word + p.columns) * bytes];
-    let hi = &payload[p.hi_word * bytes..(p.hi_word + p.columns) * bytes];
-    for (j, (lo, hi)) in lo
-        .chunks_exact(bytes)
-        .zip(hi.chunks_exact(bytes))
-        .enumerate()
-    {
-        let z = window(W::read_le(lo), W::read_le(hi), p.shift);
-        if (z & c).parity() != (expected >> j) & 1 {
-            return false;
-        }
-    }
-    true
+    matches(payload, &probe::<W>(g, ex, hash))
 }

@@ -1,0 +1,154 @@
+//! The batch query and the vector back-substitution, written once.
+
+use crate::filter::Parts;
+use crate::hash::{Coeff, free_row};
+use crate::layout::Geometry;
+use crate::query::{self, Probe};
+use crate::word::Word;
+
+/// Evaluating every column of one key at once, and prefetching its words.
+pub(crate) trait QueryKernel<W: Coeff> {
+    /// Starts loading the cache lines `p` will read.
+    ///
+    /// # Safety
+    /// The CPU supports the kernel's instruction set.
+    unsafe fn prefetch(payload: &[u8], p: &Probe<W>);
+
+    /// Whether all of `p`'s columns match its expected bits. Reads only
+    /// within `payload`.
+    ///
+    /// # Safety
+    /// The CPU supports the kernel's instruction set, and `p` comes from
+    /// [`query::probe`] for the validated geometry `payload` belongs to.
+    unsafe fn matches(payload: &[u8], p: &Probe<W>) -> bool;
+}
+
+/// Keys expanded (and their blocks prefetched) before the first of them is
+/// evaluated.
+const CHUNK: usize = 32;
+
+/// Batch query: per chunk of keys, expand and prefetch all, then evaluate
+/// all. `out.len() == hashes.len()`; the filter is not empty.
+///
+/// # Safety
+/// The CPU supports `K`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn contains_batch<W: Coeff, K: QueryKernel<W>>(
+    p: &Parts<'_>,
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    let mut probes = [Probe::<W>::EMPTY; CHUNK];
+    for (keys, answers) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        for (slot, &hash) in probes.iter_mut().zip(keys) {
+            *slot = query::probe(&p.geometry, &p.expander, hash);
+            // SAFETY: the caller guarantees the instruction set.
+            unsafe { K::prefetch(p.payload, slot) };
+        }
+        for (answer, probe) in answers.iter_mut().zip(&probes) {
+            // SAFETY: the caller guarantees the instruction set; the probe
+            // was just computed for this filter's geometry.
+            *answer = unsafe { K::matches(p.payload, probe) };
+        }
+    }
+}
+
+/// Back-substitution with columns as vector lanes: one state vector holds
+/// `LANES` columns' state words.
+pub(crate) trait SolveLanes<W: Word> {
+    type State: Copy;
+    /// Columns per state vector.
+    const LANES: usize;
+
+    /// All-zero state.
+    ///
+    /// # Safety
+    /// The CPU supports the kernel's instruction set.
+    unsafe fn zero() -> Self::State;
+
+    /// Solves one row for this vector's columns: per lane `j`,
+    /// `s' = (s << 1) | (parity(c & (s << 1)) ^ bit j of bits)`.
+    ///
+    /// # Safety
+    /// As for [`SolveLanes::zero`].
+    unsafe fn step(s: Self::State, c: W, bits: u64) -> Self::State;
+
+    /// Writes the lanes' state words to `out` (`LANES` words).
+    ///
+    /// # Safety
+    /// As for [`SolveLanes::zero`].
+    unsafe fn store(s: Self::State, out: &mut [W]);
+}
+
+/// Most state vectors any lane width needs (64 columns, 2 lanes each).
+const MAX_VECTORS: usize = 32;
+
+/// The vector twin of [`crate::solve::back_substitute`]: same inputs, same
+/// bytes out.
+///
+/// # Safety
+/// The CPU supports `L`'s instruction set; `L::LANES >= 2`.
+#[inline(always)]
+pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
+    g: &Geometry,
+    seed_mix: u64,
+    coeffs: &[u64],
+    results: &[u64],
+    payload: &mut [u8],
+) {
+    let w = W::BITS as usize;
+    let standard = g.kind.is_standard();
+    let max_columns = g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks);
+    let vectors = max_columns.div_ceil(L::LANES);
+    // SAFETY (all calls below): the caller guarantees the instruction set.
+    let mut state = [unsafe { L::zero() }; MAX_VECTORS];
+    let state = &mut state[..vectors];
+    let mut words = [W::ZERO; 64 + 8];
+    for block in (0..g.num_blocks).rev() {
+        for row in (block * w..block * w + w).rev() {
+            let c = W::load(coeffs, row);
+            let bits = if c.is_zero() {
+                free_row(row as u64, seed_mix)
+            } else if standard {
+                results[row]
+            } else {
+                0
+            };
+            for (k, s) in state.iter_mut().enumerate() {
+                *s = unsafe { L::step(*s, c, bits >> (k * L::LANES)) };
+            }
+        }
+        for (k, s) in state.iter().enumerate() {
+            unsafe { L::store(*s, &mut words[k * L::LANES..(k + 1) * L::LANES]) };
+        }
+        let columns = g.block_columns(block) as usize;
+        let first = g.block_word_offset(block) * W::BYTES;
+        let out = &mut payload[first..first + columns * W::BYTES];
+        for (word, out) in words.iter().zip(out.chunks_exact_mut(W::BYTES)) {
+            word.write_le(out);
+        }
+    }
+}
+
+/// The portable kernel: all columns without early exit, no prefetch.
+pub(crate) struct Portable;
+
+impl<W: Coeff> QueryKernel<W> for Portable {
+    #[inline(always)]
+    unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>) {}
+
+    #[inline(always)]
+    unsafe fn matches(payload: &[u8], p: &Probe<W>) -> bool {
+        let lo = query::block_words::<W>(payload, p.lo_word, p.columns);
+        let hi = query::block_words::<W>(payload, p.hi_word, p.columns);
+        let mut bits = 0u64;
+        for (j, (lo, hi)) in lo
+            .chunks_exact(W::BYTES)
+            .zip(hi.chunks_exact(W::BYTES))
+            .enumerate()
+        {
+            bits |= query::column_bit(W::read_le(lo), W::read_le(hi), p) << j;
+        }
+        bits == p.expected
+    }
+}

@@ -1,0 +1,251 @@
+//! AVX2 kernels: four 64-bit lanes per vector, lane parity through a
+//! nibble lookup table (`vpshufb`) and `vpsadbw`.
+
+use core::arch::x86_64::*;
+
+use crate::arch::generic::{self, Portable, QueryKernel, SolveLanes};
+use crate::filter::Parts;
+use crate::hash::Coeff;
+use crate::layout::{Geometry, column_mask};
+use crate::query::{self, Probe};
+
+/// The AVX2 instruction set.
+pub(crate) struct Avx2;
+
+/// Per-lane parity of `x`: 0 or 1 in each 64-bit lane.
+#[inline(always)]
+unsafe fn parity_lanes(x: __m256i) -> __m256i {
+    // SAFETY: the callers are `avx2` target-feature functions or are only
+    // inlined into them.
+    unsafe {
+        let nibble_parity = _mm256_setr_epi8(
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+        );
+        let low = _mm256_set1_epi8(0x0f);
+        let lo = _mm256_and_si256(x, low);
+        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
+        let per_byte = _mm256_xor_si256(
+            _mm256_shuffle_epi8(nibble_parity, lo),
+            _mm256_shuffle_epi8(nibble_parity, hi),
+        );
+        // Sum of the eight byte parities of each lane: its low bit is the
+        // lane's parity.
+        let sums = _mm256_sad_epu8(per_byte, _mm256_setzero_si256());
+        _mm256_and_si256(sums, _mm256_set1_epi64x(1))
+    }
+}
+
+/// Lane parities of `x` as a 4-bit mask (lane `i` in bit `i`).
+#[inline(always)]
+unsafe fn parity_mask(x: __m256i) -> u64 {
+    // SAFETY: as for `parity_lanes`.
+    unsafe {
+        let p = parity_lanes(x);
+        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64::<63>(p))) as u64
+    }
+}
+
+/// Loads 32 bytes at word `word` of `payload` (word size `bytes`).
+///
+/// # Safety
+/// AVX2 is available and `(word * bytes) + 32 <= payload.len()`.
+#[inline(always)]
+unsafe fn load(payload: &[u8], word: usize, bytes: usize) -> __m256i {
+    // SAFETY: the caller checked the 32 bytes are inside `payload`; loadu
+    // has no alignment requirement.
+    unsafe { _mm256_loadu_si256(payload.as_ptr().add(word * bytes).cast::<__m256i>()) }
+}
+
+impl QueryKernel<u64> for Avx2 {
+    #[inline(always)]
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>) {
+        // SAFETY: SSE is part of x86_64.
+        unsafe { super::prefetch_probe(payload, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn matches(payload: &[u8], p: &Probe<u64>) -> bool {
+        let groups = p.columns.div_ceil(4);
+        // Whole groups of four words are read; the few keys whose groups
+        // would run past the payload take the portable path.
+        if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
+            // SAFETY: the portable kernel needs no instruction set.
+            return unsafe { <Portable as QueryKernel<u64>>::matches(payload, p) };
+        }
+        // SAFETY: AVX2 is available (caller); every load is in bounds
+        // (checked above).
+        unsafe {
+            let cl = _mm256_set1_epi64x(p.c_lo as i64);
+            let ch = _mm256_set1_epi64x(p.c_hi as i64);
+            let mut bits = 0u64;
+            for g in 0..groups {
+                let lo = load(payload, p.lo_word + 4 * g, 8);
+                let hi = load(payload, p.hi_word + 4 * g, 8);
+                let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
+                bits |= parity_mask(x) << (4 * g);
+            }
+            bits & column_mask(p.columns as u32) == p.expected
+        }
+    }
+}
+
+impl QueryKernel<u128> for Avx2 {
+    #[inline(always)]
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>) {
+        // SAFETY: SSE is part of x86_64.
+        unsafe { super::prefetch_probe(payload, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn matches(payload: &[u8], p: &Probe<u128>) -> bool {
+        let groups = p.columns.div_ceil(2);
+        if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
+            // SAFETY: the portable kernel needs no instruction set.
+            return unsafe { <Portable as QueryKernel<u128>>::matches(payload, p) };
+        }
+        // SAFETY: AVX2 is available (caller); loads checked above.
+        unsafe {
+            let (cl_lo, cl_hi) = (p.c_lo as u64 as i64, (p.c_lo >> 64) as u64 as i64);
+            let (ch_lo, ch_hi) = (p.c_hi as u64 as i64, (p.c_hi >> 64) as u64 as i64);
+            let cl = _mm256_set_epi64x(cl_hi, cl_lo, cl_hi, cl_lo);
+            let ch = _mm256_set_epi64x(ch_hi, ch_lo, ch_hi, ch_lo);
+            let mut bits = 0u64;
+            for g in 0..groups {
+                let lo = load(payload, p.lo_word + 2 * g, 16);
+                let hi = load(payload, p.hi_word + 2 * g, 16);
+                let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
+                // Fold each column's two halves: parity(l) ^ parity(h).
+                let folded = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
+                let m = parity_mask(folded);
+                bits |= ((m & 1) | ((m >> 1) & 2)) << (2 * g);
+            }
+            bits & column_mask(p.columns as u32) == p.expected
+        }
+    }
+}
+
+impl SolveLanes<u64> for Avx2 {
+    type State = __m256i;
+    const LANES: usize = 4;
+
+    #[inline(always)]
+    unsafe fn zero() -> __m256i {
+        // SAFETY: AVX2 is available (caller).
+        unsafe { _mm256_setzero_si256() }
+    }
+
+    #[inline(always)]
+    unsafe fn step(s: __m256i, c: u64, bits: u64) -> __m256i {
+        // SAFETY: AVX2 is available (caller).
+        unsafe {
+            let shifted = _mm256_slli_epi64::<1>(s);
+            let parity = parity_lanes(_mm256_and_si256(shifted, _mm256_set1_epi64x(c as i64)));
+            let b = _mm256_srlv_epi64(
+                _mm256_set1_epi64x(bits as i64),
+                _mm256_setr_epi64x(0, 1, 2, 3),
+            );
+            let bit = _mm256_and_si256(_mm256_xor_si256(parity, b), _mm256_set1_epi64x(1));
+            _mm256_or_si256(shifted, bit)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(s: __m256i, out: &mut [u64]) {
+        let mut lanes = [0u64; 4];
+        // SAFETY: AVX2 is available (caller); `lanes` holds 32 bytes.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), s) };
+        out.copy_from_slice(&lanes);
+    }
+}
+
+impl SolveLanes<u128> for Avx2 {
+    /// Low and high 64-bit halves of four columns' 128-bit state words.
+    type State = (__m256i, __m256i);
+    const LANES: usize = 4;
+
+    #[inline(always)]
+    unsafe fn zero() -> (__m256i, __m256i) {
+        // SAFETY: AVX2 is available (caller).
+        unsafe { (_mm256_setzero_si256(), _mm256_setzero_si256()) }
+    }
+
+    #[inline(always)]
+    unsafe fn step(s: (__m256i, __m256i), c: u128, bits: u64) -> (__m256i, __m256i) {
+        // SAFETY: AVX2 is available (caller).
+        unsafe {
+            let (l, h) = s;
+            let sl = _mm256_slli_epi64::<1>(l);
+            let sh = _mm256_or_si256(_mm256_slli_epi64::<1>(h), _mm256_srli_epi64::<63>(l));
+            let t = _mm256_xor_si256(
+                _mm256_and_si256(sl, _mm256_set1_epi64x(c as u64 as i64)),
+                _mm256_and_si256(sh, _mm256_set1_epi64x((c >> 64) as u64 as i64)),
+            );
+            let parity = parity_lanes(t);
+            let b = _mm256_srlv_epi64(
+                _mm256_set1_epi64x(bits as i64),
+                _mm256_setr_epi64x(0, 1, 2, 3),
+            );
+            let bit = _mm256_and_si256(_mm256_xor_si256(parity, b), _mm256_set1_epi64x(1));
+            (_mm256_or_si256(sl, bit), sh)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(s: (__m256i, __m256i), out: &mut [u128]) {
+        let (mut lo, mut hi) = ([0u64; 4], [0u64; 4]);
+        // SAFETY: AVX2 is available (caller); each array holds 32 bytes.
+        unsafe {
+            _mm256_storeu_si256(lo.as_mut_ptr().cast::<__m256i>(), s.0);
+            _mm256_storeu_si256(hi.as_mut_ptr().cast::<__m256i>(), s.1);
+        }
+        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = u128::from(l) | (u128::from(h) << 64);
+        }
+    }
+}
+
+/// Single query.
+///
+/// # Safety
+/// AVX2 is available.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn contains<W: Coeff>(p: &Parts<'_>, hash: u64) -> bool
+where
+    Avx2: QueryKernel<W>,
+{
+    let probe = query::probe::<W>(&p.geometry, &p.expander, hash);
+    // SAFETY: AVX2 is enabled for this function; the probe belongs to `p`.
+    unsafe { <Avx2 as QueryKernel<W>>::matches(p.payload, &probe) }
+}
+
+/// Batch query.
+///
+/// # Safety
+/// AVX2 is available.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn contains_batch<W: Coeff>(p: &Parts<'_>, hashes: &[u64], out: &mut [bool])
+where
+    Avx2: QueryKernel<W>,
+{
+    // SAFETY: AVX2 is enabled for this function.
+    unsafe { generic::contains_batch::<W, Avx2>(p, hashes, out) }
+}
+
+/// Back-substitution.
+///
+/// # Safety
+/// AVX2 is available.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn back_substitute<W: Coeff>(
+    g: &Geometry,
+    seed_mix: u64,
+    coeffs: &[u64],
+    results: &[u64],
+    payload: &mut [u8],
+) where
+    Avx2: SolveLanes<W>,
+{
+    // SAFETY: AVX2 is enabled for this function.
+    unsafe { generic::back_substitute::<W, Avx2>(g, seed_mix, coeffs, results, payload) }
+}

@@ -1,0 +1,236 @@
+//! AVX-512 kernels (AVX512F + AVX512VPOPCNTDQ): eight 64-bit lanes per
+//! vector, masked loads for any column count, `vpopcntq` for lane parity.
+
+use core::arch::x86_64::*;
+
+use crate::arch::generic::{self, QueryKernel, SolveLanes};
+use crate::filter::Parts;
+use crate::hash::Coeff;
+use crate::layout::Geometry;
+use crate::query::{self, Probe};
+
+/// The AVX-512F + VPOPCNTDQ instruction set (with AVX2).
+pub(crate) struct Avx512;
+
+/// Mask of the low `n` of 8 lanes, `n <= 8`.
+#[inline(always)]
+fn lanes(n: usize) -> __mmask8 {
+    (0xffu16 >> (8 - n)) as __mmask8
+}
+
+/// Loads the lanes in `mask` starting at word `word` (size `bytes`).
+///
+/// # Safety
+/// AVX-512F is available and `word * bytes` is inside `payload` with every
+/// lane in `mask` inside too.
+#[inline(always)]
+unsafe fn load(payload: &[u8], word: usize, bytes: usize, mask: __mmask8) -> __m512i {
+    // SAFETY: masked-off lanes are not accessed; the caller guarantees the
+    // enabled ones are in bounds.
+    unsafe { _mm512_maskz_loadu_epi64(mask, payload.as_ptr().add(word * bytes).cast::<i64>()) }
+}
+
+/// Moves bits 0..4 of `e` to bits 0, 2, 4, 6.
+#[inline(always)]
+fn spread4(e: u64) -> u64 {
+    (e & 1) | ((e & 2) << 1) | ((e & 4) << 2) | ((e & 8) << 3)
+}
+
+impl QueryKernel<u64> for Avx512 {
+    #[inline(always)]
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>) {
+        // SAFETY: SSE is part of x86_64.
+        unsafe { super::prefetch_probe(payload, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn matches(payload: &[u8], p: &Probe<u64>) -> bool {
+        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller); lane j < columns
+        // of both blocks is inside the validated payload.
+        unsafe {
+            let cl = _mm512_set1_epi64(p.c_lo as i64);
+            let ch = _mm512_set1_epi64(p.c_hi as i64);
+            let one = _mm512_set1_epi64(1);
+            let mut mismatch = 0u64;
+            let mut j = 0;
+            while j < p.columns {
+                let mask = lanes((p.columns - j).min(8));
+                let lo = load(payload, p.lo_word + j, 8, mask);
+                let hi = load(payload, p.hi_word + j, 8, mask);
+                let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+                let bits = u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one));
+                mismatch |= bits ^ ((p.expected >> j) & u64::from(mask));
+                j += 8;
+            }
+            mismatch == 0
+        }
+    }
+}
+
+impl QueryKernel<u128> for Avx512 {
+    #[inline(always)]
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>) {
+        // SAFETY: SSE is part of x86_64.
+        unsafe { super::prefetch_probe(payload, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn matches(payload: &[u8], p: &Probe<u128>) -> bool {
+        // SAFETY: as for the 64-bit kernel; a column is two lanes.
+        unsafe {
+            let cl = _mm512_broadcast_i32x4(_mm_set_epi64x(
+                (p.c_lo >> 64) as u64 as i64,
+                p.c_lo as u64 as i64,
+            ));
+            let ch = _mm512_broadcast_i32x4(_mm_set_epi64x(
+                (p.c_hi >> 64) as u64 as i64,
+                p.c_hi as u64 as i64,
+            ));
+            let one = _mm512_set1_epi64(1);
+            let mut mismatch = 0u64;
+            let mut j = 0;
+            while j < p.columns {
+                let n = (p.columns - j).min(4);
+                let mask = lanes(2 * n);
+                let lo = load(payload, p.lo_word + j, 16, mask);
+                let hi = load(payload, p.hi_word + j, 16, mask);
+                let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+                // Fold each column's two halves: parity(l) ^ parity(h).
+                let folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+                let bits =
+                    u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(folded), one)) & 0x55;
+                let expected = spread4((p.expected >> j) & ((1 << n) - 1));
+                mismatch |= (bits & u64::from(mask)) ^ expected;
+                j += 4;
+            }
+            mismatch == 0
+        }
+    }
+}
+
+impl SolveLanes<u64> for Avx512 {
+    type State = __m512i;
+    const LANES: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> __m512i {
+        // SAFETY: AVX-512F is available (caller).
+        unsafe { _mm512_setzero_si512() }
+    }
+
+    #[inline(always)]
+    unsafe fn step(s: __m512i, c: u64, bits: u64) -> __m512i {
+        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller).
+        unsafe {
+            let shifted = _mm512_slli_epi64::<1>(s);
+            let parity =
+                _mm512_popcnt_epi64(_mm512_and_si512(shifted, _mm512_set1_epi64(c as i64)));
+            let b = _mm512_srlv_epi64(
+                _mm512_set1_epi64(bits as i64),
+                _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+            );
+            let bit = _mm512_and_si512(_mm512_xor_si512(parity, b), _mm512_set1_epi64(1));
+            _mm512_or_si512(shifted, bit)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(s: __m512i, out: &mut [u64]) {
+        let mut lanes = [0u64; 8];
+        // SAFETY: AVX-512F is available (caller); `lanes` holds 64 bytes.
+        unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), s) };
+        out.copy_from_slice(&lanes);
+    }
+}
+
+impl SolveLanes<u128> for Avx512 {
+    /// Low and high halves of eight columns' 128-bit state words.
+    type State = (__m512i, __m512i);
+    const LANES: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> (__m512i, __m512i) {
+        // SAFETY: AVX-512F is available (caller).
+        unsafe { (_mm512_setzero_si512(), _mm512_setzero_si512()) }
+    }
+
+    #[inline(always)]
+    unsafe fn step(s: (__m512i, __m512i), c: u128, bits: u64) -> (__m512i, __m512i) {
+        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller).
+        unsafe {
+            let (l, h) = s;
+            let sl = _mm512_slli_epi64::<1>(l);
+            let sh = _mm512_or_si512(_mm512_slli_epi64::<1>(h), _mm512_srli_epi64::<63>(l));
+            let t = _mm512_xor_si512(
+                _mm512_and_si512(sl, _mm512_set1_epi64(c as u64 as i64)),
+                _mm512_and_si512(sh, _mm512_set1_epi64((c >> 64) as u64 as i64)),
+            );
+            let parity = _mm512_popcnt_epi64(t);
+            let b = _mm512_srlv_epi64(
+                _mm512_set1_epi64(bits as i64),
+                _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+            );
+            let bit = _mm512_and_si512(_mm512_xor_si512(parity, b), _mm512_set1_epi64(1));
+            (_mm512_or_si512(sl, bit), sh)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(s: (__m512i, __m512i), out: &mut [u128]) {
+        let (mut lo, mut hi) = ([0u64; 8], [0u64; 8]);
+        // SAFETY: AVX-512F is available (caller); each array holds 64 bytes.
+        unsafe {
+            _mm512_storeu_si512(lo.as_mut_ptr().cast(), s.0);
+            _mm512_storeu_si512(hi.as_mut_ptr().cast(), s.1);
+        }
+        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = u128::from(l) | (u128::from(h) << 64);
+        }
+    }
+}
+
+/// Single query.
+///
+/// # Safety
+/// AVX-512F, AVX-512 VPOPCNTDQ and AVX2 are available.
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
+pub(crate) unsafe fn contains<W: Coeff>(p: &Parts<'_>, hash: u64) -> bool
+where
+    Avx512: QueryKernel<W>,
+{
+    let probe = query::probe::<W>(&p.geometry, &p.expander, hash);
+    // SAFETY: the features are enabled for this function; the probe belongs
+    // to `p`.
+    unsafe { <Avx512 as QueryKernel<W>>::matches(p.payload, &probe) }
+}
+
+/// Batch query.
+///
+/// # Safety
+/// As for [`contains`].
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
+pub(crate) unsafe fn contains_batch<W: Coeff>(p: &Parts<'_>, hashes: &[u64], out: &mut [bool])
+where
+    Avx512: QueryKernel<W>,
+{
+    // SAFETY: the features are enabled for this function.
+    unsafe { generic::contains_batch::<W, Avx512>(p, hashes, out) }
+}
+
+/// Back-substitution.
+///
+/// # Safety
+/// As for [`contains`].
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
+pub(crate) unsafe fn back_substitute<W: Coeff>(
+    g: &Geometry,
+    seed_mix: u64,
+    coeffs: &[u64],
+    results: &[u64],
+    payload: &mut [u8],
+) where
+    Avx512: SolveLanes<W>,
+{
+    // SAFETY: the features are enabled for this function.
+    unsafe { generic::back_substitute::<W, Avx512>(g, seed_mix, coeffs, results, payload) }
+}

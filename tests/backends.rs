@@ -1,0 +1,201 @@
+//! Every backend against the scalar reference: identical filter bytes from
+//! back-substitution, identical single and batch answers.
+//!
+//! A backend this CPU or build lacks is skipped with a message on stderr,
+//! unless `RIBBON_REQUIRE_BACKENDS` (comma-separated names, as `.ci/run` sets
+//! from the machine's CPU flags) lists it: then the test fails.
+//!
+//! AVX-512 runs natively where the CPU has it, and under Miri anywhere:
+//! `RUSTFLAGS="-C target-feature=+avx512f,+avx512vpopcntdq" cargo +nightly miri test avx512`.
+//! NEON runs under QEMU: `cargo test --target aarch64-unknown-linux-gnu neon`.
+
+mod common;
+
+use common::{KINDS, WIDTHS, hashes};
+use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
+
+/// Returns false (after saying why) when the backend cannot run here.
+fn available(backend: Backend) -> bool {
+    if backend.is_available() {
+        return true;
+    }
+    let required = std::env::var("RIBBON_REQUIRE_BACKENDS").unwrap_or_default();
+    let demanded = required
+        .split(',')
+        .any(|name| name.trim() == backend.name());
+    assert!(
+        !demanded,
+        "backend {} is required by RIBBON_REQUIRE_BACKENDS but not available",
+        backend.name()
+    );
+    eprintln!(
+        "SKIPPED: backend {} is not available on this CPU or build",
+        backend.name()
+    );
+    false
+}
+
+/// Vector lanes (columns per vector) of a backend, for batch-length sweeps.
+fn lanes(backend: Backend) -> usize {
+    match backend {
+        Backend::Scalar => 1,
+        Backend::Avx2 => 4,
+        Backend::Avx512 => 8,
+        Backend::Neon => 2,
+    }
+}
+
+/// Column settings (thousandths per slot) covering 0 lower columns, whole
+/// and fractional counts around the vector widths, and the 64-column limit.
+fn column_settings() -> Vec<u32> {
+    if cfg!(miri) {
+        vec![500, 9_400]
+    } else {
+        vec![
+            500, 1_000, 1_700, 2_000, 3_000, 4_000, 4_500, 7_000, 7_700, 8_000, 8_300, 9_000,
+            12_700, 16_000, 17_500, 31_300, 33_000, 63_500, 64_000,
+        ]
+    }
+}
+
+fn compare(backend: Backend, kind: Kind, width: Width, keys: &[u64], plan: Plan) {
+    let scalar = Filter::build(&plan.with_backend(Backend::Scalar).unwrap(), keys).unwrap();
+    let other = Filter::build(&plan.with_backend(backend).unwrap(), keys).unwrap();
+    assert_eq!(
+        scalar.as_bytes(),
+        other.as_bytes(),
+        "{} back-substitution differs: {kind:?} {width:?} {plan:?}",
+        backend.name()
+    );
+    // Misaligned copies of the bytes, queried by the backend under test.
+    let mut probes: Vec<u64> = keys.to_vec();
+    probes.extend(hashes(keys.len() as u64 ^ 0xabc, keys.len().max(50)));
+    let reference = scalar.as_ref().with_backend(Backend::Scalar).unwrap();
+    let expect: Vec<bool> = probes.iter().map(|&h| reference.contains(h)).collect();
+    let offsets: &[usize] = if cfg!(miri) { &[1] } else { &[0, 1, 3, 7] };
+    for &offset in offsets {
+        let mut buffer = vec![0u8; offset];
+        buffer.extend_from_slice(other.as_bytes());
+        let view = FilterRef::from_bytes(&buffer[offset..])
+            .unwrap()
+            .with_backend(backend)
+            .unwrap();
+        assert_eq!(view.backend(), backend);
+        for (h, e) in probes.iter().zip(&expect) {
+            assert_eq!(
+                view.contains(*h),
+                *e,
+                "{} single: {kind:?} {width:?}",
+                backend.name()
+            );
+        }
+        // Batch lengths 0 ..= 3 x lanes + 1, a chunk boundary and beyond,
+        // from several start offsets in the hash slice.
+        let mut lengths: Vec<usize> = (0..=3 * lanes(backend) + 1).collect();
+        if !cfg!(miri) {
+            lengths.extend([31, 32, 33, 64, 65, 100]);
+        }
+        for len in lengths {
+            let starts: &[usize] = if cfg!(miri) { &[1] } else { &[0, 1, 5] };
+            for &start in starts {
+                if start + len > probes.len() {
+                    continue;
+                }
+                let mut out = vec![false; len];
+                view.contains_batch(&probes[start..start + len], &mut out)
+                    .unwrap();
+                assert_eq!(
+                    out,
+                    expect[start..start + len],
+                    "{} batch of {len} at {start}: {kind:?} {width:?}",
+                    backend.name()
+                );
+            }
+        }
+        let mut all = vec![false; probes.len()];
+        view.contains_batch(&probes, &mut all).unwrap();
+        assert_eq!(all, expect);
+    }
+}
+
+fn check_backend(backend: Backend) {
+    if !available(backend) {
+        return;
+    }
+    let n = if cfg!(miri) { 40 } else { 700 };
+    let keys = hashes(backend.code().into(), n);
+    for kind in KINDS {
+        for width in WIDTHS {
+            for millicolumns in column_settings() {
+                // Fixed slot counts give exact column splits; 1.25 slots per
+                // key keeps Standard builds easy.
+                let slots = n * 5 / 4;
+                let plan = Plan::with_slots(kind, width, slots, millicolumns).unwrap();
+                compare(backend, kind, width, &keys, plan);
+            }
+            let seeds: &[u32] = if cfg!(miri) { &[] } else { &[1, 0xdead_beef] };
+            for &seed in seeds {
+                let plan = Plan::new(kind, width, n, 7_700).unwrap().with_seed(seed);
+                compare(backend, kind, width, &keys, plan);
+            }
+            // The last block (a start at the very end) and tiny filters.
+            let smalls: &[usize] = if cfg!(miri) { &[2] } else { &[1, 2, 5] };
+            for &small in smalls {
+                let plan = Plan::new(kind, width, small, 9_000).unwrap();
+                compare(backend, kind, width, &keys[..small], plan);
+            }
+        }
+    }
+}
+
+#[test]
+fn scalar_backend_is_always_available() {
+    assert!(Backend::Scalar.is_available());
+    let best = Backend::detect();
+    assert!(best.is_available());
+    eprintln!("detected backend: {}", best.name());
+    for b in Backend::ALL {
+        eprintln!("backend {}: available = {}", b.name(), b.is_available());
+    }
+}
+
+#[test]
+fn unavailable_backends_are_refused() {
+    let keys = hashes(1, 100);
+    let plan = Plan::new(Kind::Homogeneous, Width::W64, keys.len(), 8000).unwrap();
+    let filter = Filter::build(&plan, &keys).unwrap();
+    for b in Backend::ALL {
+        let view = filter.as_ref().with_backend(b);
+        assert_eq!(view.is_ok(), b.is_available(), "{}", b.name());
+        assert_eq!(plan.with_backend(b).is_ok(), b.is_available());
+        assert_eq!(Backend::force(Some(b)).is_ok(), b.is_available());
+    }
+    Backend::force(None).unwrap();
+    assert_eq!(Backend::current(), Backend::detect());
+}
+
+#[test]
+#[cfg_attr(not(target_arch = "x86_64"), ignore = "AVX2 exists on x86_64 only")]
+fn avx2_matches_scalar() {
+    check_backend(Backend::Avx2);
+}
+
+#[test]
+#[cfg_attr(not(target_arch = "x86_64"), ignore = "AVX-512 exists on x86_64 only")]
+fn avx512_matches_scalar() {
+    check_backend(Backend::Avx512);
+}
+
+#[test]
+#[cfg_attr(
+    not(target_arch = "aarch64"),
+    ignore = "NEON exists on aarch64 only (run under QEMU by .ci/run)"
+)]
+fn neon_matches_scalar() {
+    check_backend(Backend::Neon);
+}
+
+#[test]
+fn portable_batch_matches_single() {
+    check_backend(Backend::Scalar);
+}
