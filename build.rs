@@ -1,8 +1,12 @@
-//! Build script: detects what the compiler offers, nothing else.
+//! Build script: decides which SIMD kernels can be compiled, nothing else.
 //!
-//! The AVX-512 intrinsics this crate's `arch/x86_64/avx512.rs` kernels use
-//! became stable in Rust 1.89; on older compilers (the MSRV is 1.85) the
-//! AVX-512 backend is compiled out and reported unavailable.
+//! - `ribbon_x86_kernels`: x86_64 with SSE2 in the target's ABI. Soft-float
+//!   targets such as `x86_64-unknown-none` cannot take vector kernels at all.
+//! - `ribbon_avx512_kernels`: additionally Rust 1.89+, where the AVX-512
+//!   intrinsics became stable (the MSRV is 1.85).
+//! - `ribbon_neon_kernels`: little-endian aarch64 with NEON.
+//!
+//! A backend whose kernels are compiled out is reported unavailable.
 
 use std::env;
 use std::process::Command;
@@ -23,8 +27,24 @@ fn rustc_minor() -> Option<u32> {
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTC");
-    println!("cargo::rustc-check-cfg=cfg(ribbon_avx512_intrinsics)");
-    if rustc_minor().is_some_and(|minor| minor >= 89) {
-        println!("cargo::rustc-cfg=ribbon_avx512_intrinsics");
+    for cfg in [
+        "ribbon_x86_kernels",
+        "ribbon_avx512_kernels",
+        "ribbon_neon_kernels",
+    ] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
+    let var = |name: &str| env::var(name).unwrap_or_default();
+    let arch = var("CARGO_CFG_TARGET_ARCH");
+    let features = var("CARGO_CFG_TARGET_FEATURE");
+    let has = |feature: &str| features.split(',').any(|f| f == feature);
+    if arch == "x86_64" && has("sse2") {
+        println!("cargo::rustc-cfg=ribbon_x86_kernels");
+        if rustc_minor().is_some_and(|minor| minor >= 89) {
+            println!("cargo::rustc-cfg=ribbon_avx512_kernels");
+        }
+    }
+    if arch == "aarch64" && var("CARGO_CFG_TARGET_ENDIAN") == "little" && has("neon") {
+        println!("cargo::rustc-cfg=ribbon_neon_kernels");
     }
 }

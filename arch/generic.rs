@@ -55,6 +55,7 @@ pub(crate) unsafe fn contains_batch<W: Coeff, K: QueryKernel<W>>(
 
 /// Back-substitution with columns as vector lanes: one state vector holds
 /// `LANES` columns' state words.
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) trait SolveLanes<W: Word> {
     type State: Copy;
     /// Columns per state vector.
@@ -81,6 +82,7 @@ pub(crate) trait SolveLanes<W: Word> {
 }
 
 /// Most state vectors any lane width needs (64 columns, 2 lanes each).
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 const MAX_VECTORS: usize = 32;
 
 /// The vector twin of [`crate::solve::back_substitute`]: same inputs, same
@@ -89,6 +91,7 @@ const MAX_VECTORS: usize = 32;
 /// # Safety
 /// The CPU supports `L`'s instruction set; `L::LANES >= 2`.
 #[inline(always)]
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     g: &Geometry,
     seed_mix: u64,

@@ -7,10 +7,11 @@
 
 pub(crate) mod generic;
 
+// Which kernels can be compiled for the target is decided in build.rs.
 cfg_if::cfg_if! {
-    if #[cfg(target_arch = "x86_64")] {
+    if #[cfg(ribbon_x86_kernels)] {
         pub(crate) mod x86_64;
-    } else if #[cfg(target_arch = "aarch64")] {
+    } else if #[cfg(ribbon_neon_kernels)] {
         pub(crate) mod aarch64;
     }
 }

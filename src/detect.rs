@@ -43,30 +43,24 @@ pub(crate) fn features() -> Features {
 /// `-C target-feature` / `target-cpu` builds).
 fn compile_time() -> u8 {
     let mut bits = 0;
-    if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+    if cfg!(all(ribbon_x86_kernels, target_feature = "avx2")) {
         bits |= Features::AVX2;
     }
     if cfg!(all(
-        target_arch = "x86_64",
-        ribbon_avx512_intrinsics,
+        ribbon_avx512_kernels,
         target_feature = "avx2",
         target_feature = "avx512f",
         target_feature = "avx512vpopcntdq"
     )) {
         bits |= Features::AVX512;
     }
-    // The NEON kernels load little-endian words straight into lanes.
-    if cfg!(all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        target_feature = "neon"
-    )) {
+    if cfg!(ribbon_neon_kernels) {
         bits |= Features::NEON;
     }
     bits
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri), not(target_os = "none")))]
+#[cfg(all(ribbon_x86_kernels, not(miri), not(target_os = "none")))]
 // CPUID intrinsics are safe functions from Rust 1.87 on, unsafe before.
 #[allow(unused_unsafe)]
 fn detect() -> u8 {
@@ -99,7 +93,7 @@ fn detect() -> u8 {
     let vpopcntdq = leaf7.ecx & (1 << 14) != 0;
     if ymm && avx2 {
         bits |= Features::AVX2;
-        if cfg!(ribbon_avx512_intrinsics) && zmm && avx512f && vpopcntdq {
+        if cfg!(ribbon_avx512_kernels) && zmm && avx512f && vpopcntdq {
             bits |= Features::AVX512;
         }
     }
@@ -107,7 +101,7 @@ fn detect() -> u8 {
 }
 
 /// XCR0, the OS-enabled state components.
-#[cfg(all(target_arch = "x86_64", not(miri), not(target_os = "none")))]
+#[cfg(all(ribbon_x86_kernels, not(miri), not(target_os = "none")))]
 fn xgetbv0() -> u64 {
     let (lo, hi): (u32, u32);
     // SAFETY: only called when CPUID.1:ECX.OSXSAVE is set, which means the OS
@@ -124,7 +118,7 @@ fn xgetbv0() -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
-#[cfg(not(all(target_arch = "x86_64", not(miri), not(target_os = "none"))))]
+#[cfg(not(all(ribbon_x86_kernels, not(miri), not(target_os = "none"))))]
 fn detect() -> u8 {
     compile_time()
 }
@@ -138,11 +132,11 @@ mod tests {
         let f = Features(detect());
         let avx2 = std::is_x86_feature_detected!("avx2");
         assert_eq!(f.has(Features::AVX2), avx2);
-        #[cfg(ribbon_avx512_intrinsics)]
+        #[cfg(ribbon_avx512_kernels)]
         let avx512 = avx2
             && std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vpopcntdq");
-        #[cfg(not(ribbon_avx512_intrinsics))]
+        #[cfg(not(ribbon_avx512_kernels))]
         let avx512 = false;
         assert_eq!(f.has(Features::AVX512), avx512);
         std::println!("detected: avx2 {avx2}, avx512 {avx512}");

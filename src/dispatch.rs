@@ -2,10 +2,10 @@
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
-#[cfg(target_arch = "aarch64")]
+#[cfg(ribbon_neon_kernels)]
 use crate::arch::aarch64 as aarch64_kernels;
 use crate::arch::generic::{self, Portable};
-#[cfg(target_arch = "x86_64")]
+#[cfg(ribbon_x86_kernels)]
 use crate::arch::x86_64 as x86_kernels;
 use crate::detect::{self, Features};
 use crate::error::Error;
@@ -151,13 +151,13 @@ pub(crate) fn contains(backend: Backend, p: Parts<'_>, hash: u64) -> bool {
         return false;
     }
     with_word!(p.geometry.width, W => match backend {
-        #[cfg(all(target_arch = "x86_64", ribbon_avx512_intrinsics))]
+        #[cfg(ribbon_avx512_kernels)]
         // SAFETY: the backend is available (see above).
         Backend::Avx512 => unsafe { x86_kernels::avx512::contains::<W>(&p, hash) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(ribbon_x86_kernels)]
         // SAFETY: the backend is available (see above).
         Backend::Avx2 => unsafe { x86_kernels::avx2::contains::<W>(&p, hash) },
-        #[cfg(all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"))]
+        #[cfg(ribbon_neon_kernels)]
         // SAFETY: NEON is part of this target.
         Backend::Neon => unsafe { aarch64_kernels::neon::contains::<W>(&p, hash) },
         _ => query::contains::<W>(&p.geometry, &p.expander, p.payload, hash),
@@ -171,13 +171,13 @@ pub(crate) fn contains_batch(backend: Backend, p: Parts<'_>, hashes: &[u64], out
         return;
     }
     with_word!(p.geometry.width, W => match backend {
-        #[cfg(all(target_arch = "x86_64", ribbon_avx512_intrinsics))]
+        #[cfg(ribbon_avx512_kernels)]
         // SAFETY: the backend is available (see above).
         Backend::Avx512 => unsafe { x86_kernels::avx512::contains_batch::<W>(&p, hashes, out) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(ribbon_x86_kernels)]
         // SAFETY: the backend is available (see above).
         Backend::Avx2 => unsafe { x86_kernels::avx2::contains_batch::<W>(&p, hashes, out) },
-        #[cfg(all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"))]
+        #[cfg(ribbon_neon_kernels)]
         // SAFETY: NEON is part of this target.
         Backend::Neon => unsafe { aarch64_kernels::neon::contains_batch::<W>(&p, hashes, out) },
         // SAFETY: the portable kernel uses no special instructions.
@@ -195,17 +195,17 @@ pub(crate) fn back_substitute(
     payload: &mut [u8],
 ) {
     with_word!(g.width, W => match backend {
-        #[cfg(all(target_arch = "x86_64", ribbon_avx512_intrinsics))]
+        #[cfg(ribbon_avx512_kernels)]
         // SAFETY: the backend is available (see above).
         Backend::Avx512 => unsafe {
             x86_kernels::avx512::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
         },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(ribbon_x86_kernels)]
         // SAFETY: the backend is available (see above).
         Backend::Avx2 => unsafe {
             x86_kernels::avx2::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
         },
-        #[cfg(all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"))]
+        #[cfg(ribbon_neon_kernels)]
         // SAFETY: NEON is part of this target.
         Backend::Neon => unsafe {
             aarch64_kernels::neon::back_substitute::<W>(g, seed_mix, coeffs, results, payload)

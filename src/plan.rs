@@ -352,6 +352,8 @@ impl Plan {
 }
 
 fn check_keys(num_keys: usize) -> Result<(), Error> {
+    // Always false where usize is narrower than 41 bits.
+    #[allow(clippy::absurd_extreme_comparisons)]
     if num_keys > MAX_KEYS {
         Err(Error::TooManyKeys)
     } else {

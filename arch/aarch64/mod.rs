@@ -1,4 +1,3 @@
 //! aarch64 kernels (little-endian targets with NEON).
 
-#[cfg(all(target_endian = "little", target_feature = "neon"))]
 pub(crate) mod neon;

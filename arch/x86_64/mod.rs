@@ -3,7 +3,7 @@
 
 pub(crate) mod avx2;
 // Compiled only where the intrinsics are stable (Rust 1.89+, see build.rs).
-#[cfg(ribbon_avx512_intrinsics)]
+#[cfg(ribbon_avx512_kernels)]
 #[clippy::msrv = "1.89"]
 pub(crate) mod avx512;
 
