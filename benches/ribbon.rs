@@ -117,14 +117,19 @@ fn bench_build(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.sample_size(10);
         for (name, kind, width, millibits) in CONFIGS {
-            let plan = Plan::new(kind, width, n, millibits).expect("plan");
-            let mut scratch = vec![0u64; plan.scratch_words()];
-            let mut bytes = vec![0u8; plan.filter_bytes()];
-            group.bench_function(name, |b| {
-                b.iter(|| {
-                    plan.build(&keys, &mut scratch, &mut bytes).expect("build");
-                })
-            });
+            for backend in backends() {
+                let plan = Plan::new(kind, width, n, millibits)
+                    .expect("plan")
+                    .with_backend(backend)
+                    .expect("available");
+                let mut scratch = vec![0u64; plan.scratch_words()];
+                let mut bytes = vec![0u8; plan.filter_bytes()];
+                group.bench_function(BenchmarkId::new(name, backend.name()), |b| {
+                    b.iter(|| {
+                        plan.build(&keys, &mut scratch, &mut bytes).expect("build");
+                    })
+                });
+            }
         }
         group.finish();
     }
