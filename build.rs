@@ -7,6 +7,9 @@
 //! - `ribbon_neon_kernels`: little-endian aarch64 with NEON.
 //!
 //! A backend whose kernels are compiled out is reported unavailable.
+//!
+//! - `ribbon_host_build`: the target is the host (the C ABI test drives
+//!   cargo, cc and nm and cannot run from a cross-compiled test binary).
 
 use std::env;
 use std::process::Command;
@@ -31,6 +34,7 @@ fn main() {
         "ribbon_x86_kernels",
         "ribbon_avx512_kernels",
         "ribbon_neon_kernels",
+        "ribbon_host_build",
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
@@ -46,5 +50,10 @@ fn main() {
     }
     if arch == "aarch64" && var("CARGO_CFG_TARGET_ENDIAN") == "little" && has("neon") {
         println!("cargo::rustc-cfg=ribbon_neon_kernels");
+    }
+    // Tests that drive host tools (cargo, cc, nm) skip cross builds, whose
+    // test binaries run under an emulator.
+    if var("TARGET") == var("HOST") {
+        println!("cargo::rustc-cfg=ribbon_host_build");
     }
 }

@@ -39,7 +39,13 @@ pub(crate) unsafe fn contains_batch<W: Coeff, K: QueryKernel<W>>(
     out: &mut [bool],
 ) {
     let mut probes = [Probe::<W>::EMPTY; CHUNK];
-    for (keys, answers) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+    let mut start = 0;
+    while start < hashes.len() {
+        let end = hashes.len().min(start + CHUNK);
+        let (Some(keys), Some(answers)) = (hashes.get(start..end), out.get_mut(start..end)) else {
+            return;
+        };
+        start = end;
         for (slot, &hash) in probes.iter_mut().zip(keys) {
             *slot = query::probe(&p.geometry, &p.expander, hash);
             // SAFETY: the caller guarantees the instruction set.
@@ -101,11 +107,11 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
 ) {
     let w = W::BITS as usize;
     let standard = g.kind.is_standard();
-    let max_columns = g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks);
-    let vectors = max_columns.div_ceil(L::LANES);
+    let max_columns =
+        (g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks)).min(64);
+    let vectors = max_columns.div_ceil(L::LANES).min(MAX_VECTORS);
     // SAFETY (all calls below): the caller guarantees the instruction set.
     let mut state = [unsafe { L::zero() }; MAX_VECTORS];
-    let state = &mut state[..vectors];
     let mut words = [W::ZERO; 64 + 8];
     for block in (0..g.num_blocks).rev() {
         for row in (block * w..block * w + w).rev() {
@@ -113,22 +119,23 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
             let bits = if c.is_zero() {
                 free_row(row as u64, seed_mix)
             } else if standard {
-                results[row]
+                results.get(row).copied().unwrap_or(0)
             } else {
                 0
             };
-            for (k, s) in state.iter_mut().enumerate() {
-                *s = unsafe { L::step(*s, c, bits >> (k * L::LANES)) };
+            for (k, s) in state.iter_mut().take(vectors).enumerate() {
+                *s = unsafe { L::step(*s, c, bits >> ((k * L::LANES) & 63)) };
             }
         }
-        for (k, s) in state.iter().enumerate() {
-            unsafe { L::store(*s, &mut words[k * L::LANES..(k + 1) * L::LANES]) };
+        for (k, s) in state.iter().take(vectors).enumerate() {
+            if let Some(out) = words.get_mut(k * L::LANES..(k + 1) * L::LANES) {
+                unsafe { L::store(*s, out) };
+            }
         }
         let columns = g.block_columns(block) as usize;
-        let first = g.block_word_offset(block) * W::BYTES;
-        let out = &mut payload[first..first + columns * W::BYTES];
-        for (word, out) in words.iter().zip(out.chunks_exact_mut(W::BYTES)) {
-            word.write_le(out);
+        let first = g.block_word_offset(block);
+        for (j, word) in words.iter().take(columns).enumerate() {
+            word.write_word(payload, first + j);
         }
     }
 }
@@ -142,15 +149,17 @@ impl<W: Coeff> QueryKernel<W> for Portable {
 
     #[inline(always)]
     unsafe fn matches(payload: &[u8], p: &Probe<W>) -> bool {
-        let lo = query::block_words::<W>(payload, p.lo_word, p.columns);
-        let hi = query::block_words::<W>(payload, p.hi_word, p.columns);
         let mut bits = 0u64;
-        for (j, (lo, hi)) in lo
-            .chunks_exact(W::BYTES)
-            .zip(hi.chunks_exact(W::BYTES))
-            .enumerate()
-        {
-            bits |= query::column_bit(W::read_le(lo), W::read_le(hi), p) << j;
+        for j in 0..p.columns {
+            let (Some(lo), Some(hi)) = (
+                W::read_word(payload, p.lo_word + j),
+                W::read_word(payload, p.hi_word + j),
+            ) else {
+                // Outside the payload (impossible for a validated geometry):
+                // "maybe present" rather than a false negative.
+                return true;
+            };
+            bits |= query::column_bit(lo, hi, p) << (j & 63);
         }
         bits == p.expected
     }

@@ -98,7 +98,9 @@ impl<'s> Banding<'s> {
         let scratch = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
         scratch.fill(0);
         let coeff_words = geometry.num_slots() * (geometry.w() / 64);
-        let (coeffs, results) = scratch.split_at_mut(coeff_words);
+        let (coeffs, results) = scratch
+            .split_at_mut_checked(coeff_words)
+            .ok_or(Error::ScratchTooSmall)?;
         Ok(Banding {
             geometry,
             seed,
@@ -210,7 +212,9 @@ impl<'s> Banding<'s> {
     pub fn finish<'o>(self, out: &'o mut [u8]) -> Result<FilterRef<'o>, Error> {
         let len = self.geometry.filter_bytes();
         let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
-        let (header, payload) = out.split_at_mut(HEADER_BYTES);
+        let (header, payload) = out
+            .split_first_chunk_mut::<HEADER_BYTES>()
+            .ok_or(Error::OutputTooSmall)?;
         dispatch::back_substitute(
             self.backend,
             &self.geometry,
@@ -224,7 +228,7 @@ impl<'s> Banding<'s> {
             seed: self.seed,
             num_keys: self.inserted + self.redundant,
         };
-        header.copy_from_slice(&h.encode());
+        *header = h.encode();
         FilterRef::from_bytes(out)
     }
 }
@@ -247,13 +251,15 @@ pub(crate) fn insert<W: Word, const STANDARD: bool>(
         if existing.is_zero() {
             c.store(coeffs, i);
             if STANDARD {
-                results[i] = b;
+                if let Some(r) = results.get_mut(i) {
+                    *r = b;
+                }
             }
             return AddOutcome::Inserted;
         }
         c = c ^ existing;
         if STANDARD {
-            b ^= results[i];
+            b ^= results.get(i).copied().unwrap_or(0);
         }
         if c.is_zero() {
             return if b == 0 {

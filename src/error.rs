@@ -1,5 +1,6 @@
 //! The one error type of the crate.
 
+use core::ffi::CStr;
 use core::fmt;
 
 /// Everything that can go wrong when planning, building, loading or querying
@@ -44,26 +45,74 @@ pub enum Error {
 }
 
 impl Error {
-    /// A short, static description (also used by the C ABI).
-    pub const fn as_str(self) -> &'static str {
+    /// The status code the C ABI returns for this error (always negative;
+    /// `include/ribbon_kernel.h` names them `RIBBON_ERR_*`).
+    pub const fn code(self) -> i32 {
         match self {
-            Error::InvalidBitsPerKey => "bits per key must be positive and need at most 64 columns",
-            Error::InvalidFpRate => {
-                "false-positive target must be 1 in 2 or rarer, at most 64 columns"
+            Error::InvalidBitsPerKey => -2,
+            Error::InvalidFpRate => -3,
+            Error::BudgetTooSmall => -4,
+            Error::TooManyKeys => -5,
+            Error::TooLarge => -6,
+            Error::ScratchTooSmall => -7,
+            Error::OutputTooSmall => -8,
+            Error::LengthMismatch => -9,
+            Error::ConstructionFailed => -10,
+            Error::BadMagic => -11,
+            Error::UnsupportedVersion => -12,
+            Error::CorruptHeader => -13,
+            Error::Truncated => -14,
+            Error::TrailingBytes => -15,
+            Error::BackendUnavailable => -16,
+        }
+    }
+
+    /// Every error, in code order (for tests and the C header check).
+    pub const ALL: [Error; 15] = [
+        Error::InvalidBitsPerKey,
+        Error::InvalidFpRate,
+        Error::BudgetTooSmall,
+        Error::TooManyKeys,
+        Error::TooLarge,
+        Error::ScratchTooSmall,
+        Error::OutputTooSmall,
+        Error::LengthMismatch,
+        Error::ConstructionFailed,
+        Error::BadMagic,
+        Error::UnsupportedVersion,
+        Error::CorruptHeader,
+        Error::Truncated,
+        Error::TrailingBytes,
+        Error::BackendUnavailable,
+    ];
+
+    /// A short, static description.
+    pub fn as_str(self) -> &'static str {
+        self.message().to_str().unwrap_or("error")
+    }
+
+    /// The description as a NUL-terminated string (for the C ABI).
+    pub const fn message(self) -> &'static CStr {
+        match self {
+            Error::InvalidBitsPerKey => {
+                c"bits per key must be positive and need at most 64 columns"
             }
-            Error::BudgetTooSmall => "byte budget too small for the header and one block",
-            Error::TooManyKeys => "more key hashes than the plan was made for",
-            Error::TooLarge => "filter size does not fit in this platform's address space",
-            Error::ScratchTooSmall => "scratch buffer smaller than Plan::scratch_words()",
-            Error::OutputTooSmall => "output buffer smaller than Plan::filter_bytes()",
-            Error::LengthMismatch => "batch output length differs from the number of hashes",
-            Error::ConstructionFailed => "construction failed with every seed tried",
-            Error::BadMagic => "not a ribbon-kernel filter (bad magic)",
-            Error::UnsupportedVersion => "unsupported filter format version",
-            Error::CorruptHeader => "corrupt filter header",
-            Error::Truncated => "filter bytes truncated",
-            Error::TrailingBytes => "filter bytes longer than the header says",
-            Error::BackendUnavailable => "backend not available on this CPU or build",
+            Error::InvalidFpRate => {
+                c"false-positive target must be 1 in 2 or rarer, at most 64 columns"
+            }
+            Error::BudgetTooSmall => c"byte budget too small for the header and one block",
+            Error::TooManyKeys => c"more key hashes than the plan was made for",
+            Error::TooLarge => c"filter size does not fit in this platform's address space",
+            Error::ScratchTooSmall => c"scratch buffer smaller than the plan's scratch words",
+            Error::OutputTooSmall => c"output buffer smaller than the plan's filter bytes",
+            Error::LengthMismatch => c"batch output length differs from the number of hashes",
+            Error::ConstructionFailed => c"construction failed with every seed tried",
+            Error::BadMagic => c"not a ribbon-kernel filter (bad magic)",
+            Error::UnsupportedVersion => c"unsupported filter format version",
+            Error::CorruptHeader => c"corrupt filter header",
+            Error::Truncated => c"filter bytes truncated",
+            Error::TrailingBytes => c"filter bytes longer than the header says",
+            Error::BackendUnavailable => c"backend not available on this CPU or build",
         }
     }
 }

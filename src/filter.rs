@@ -67,7 +67,7 @@ impl<'a> FilterRef<'a> {
         Ok(FilterRef {
             expander: Expander::new(&header.geometry, header.seed),
             bytes,
-            payload: &bytes[HEADER_BYTES..],
+            payload: bytes.get(HEADER_BYTES..).unwrap_or(&[]),
             header,
             backend: Backend::current(),
         })
@@ -174,7 +174,7 @@ impl<'a> FilterRef<'a> {
     }
 
     /// The decoded state, to rebuild a view over the same bytes cheaply.
-    #[cfg(feature = "alloc")]
+    #[cfg_attr(not(any(feature = "alloc", feature = "capi")), allow(dead_code))]
     pub(crate) fn validated(&self) -> Validated {
         Validated {
             header: self.header,
@@ -184,13 +184,13 @@ impl<'a> FilterRef<'a> {
     }
 
     /// A view over `bytes`, which `v` was decoded from.
-    #[cfg(feature = "alloc")]
+    #[cfg_attr(not(any(feature = "alloc", feature = "capi")), allow(dead_code))]
     pub(crate) fn from_validated(v: Validated, bytes: &'a [u8]) -> FilterRef<'a> {
         FilterRef {
             header: v.header,
             expander: v.expander,
             bytes,
-            payload: &bytes[HEADER_BYTES..],
+            payload: bytes.get(HEADER_BYTES..).unwrap_or(&[]),
             backend: v.backend,
         }
     }
@@ -213,11 +213,10 @@ pub(crate) struct Parts<'a> {
     pub(crate) payload: &'a [u8],
 }
 
-/// A `FilterRef` without its borrow, for the owning `Filter`.
-#[cfg(feature = "alloc")]
+/// A `FilterRef` without its borrow, for the owning `Filter` and the C ABI.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Validated {
-    header: Header,
-    expander: Expander,
-    backend: Backend,
+    pub(crate) header: Header,
+    pub(crate) expander: Expander,
+    pub(crate) backend: Backend,
 }

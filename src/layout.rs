@@ -244,15 +244,15 @@ impl Header {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
         let g = &self.geometry;
         let mut h = [0u8; HEADER_BYTES];
-        h[0..4].copy_from_slice(&MAGIC);
+        put(&mut h, 0, &MAGIC);
         h[4] = VERSION;
         h[5] = g.kind.code() as u8;
         h[6] = g.width.bits() as u8;
         h[7] = g.lower_columns as u8;
-        h[8..12].copy_from_slice(&self.seed.to_le_bytes());
-        h[16..24].copy_from_slice(&self.num_keys.to_le_bytes());
-        h[24..32].copy_from_slice(&(g.num_blocks as u64).to_le_bytes());
-        h[32..40].copy_from_slice(&(g.upper_start_block as u64).to_le_bytes());
+        put(&mut h, 8, &self.seed.to_le_bytes());
+        put(&mut h, 16, &self.num_keys.to_le_bytes());
+        put(&mut h, 24, &(g.num_blocks as u64).to_le_bytes());
+        put(&mut h, 32, &(g.upper_start_block as u64).to_le_bytes());
         h
     }
 
@@ -263,18 +263,14 @@ impl Header {
             .get(..HEADER_BYTES)
             .and_then(|h| h.try_into().ok())
             .ok_or(Error::Truncated)?;
-        if h[0..4] != MAGIC {
+        if take::<4>(h, 0) != MAGIC {
             return Err(Error::BadMagic);
         }
         if h[4] != VERSION {
             return Err(Error::UnsupportedVersion);
         }
-        let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
-        let u64_at = |i: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&h[i..i + 8]);
-            u64::from_le_bytes(b)
-        };
+        let u32_at = |i: usize| u32::from_le_bytes(take(h, i));
+        let u64_at = |i: usize| u64::from_le_bytes(take(h, i));
         let kind = Kind::from_code(u32::from(h[5])).ok_or(Error::CorruptHeader)?;
         let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
         if u32_at(12) != 0 {
@@ -300,6 +296,22 @@ impl Header {
             num_keys,
         })
     }
+}
+
+/// Copies `bytes` into `h` at `at` (header fields; no panic path).
+fn put(h: &mut [u8; HEADER_BYTES], at: usize, bytes: &[u8]) {
+    for (d, s) in h.iter_mut().skip(at).zip(bytes) {
+        *d = *s;
+    }
+}
+
+/// The `N` header bytes at `at` (header fields; no panic path).
+fn take<const N: usize>(h: &[u8; HEADER_BYTES], at: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (d, s) in out.iter_mut().zip(h.iter().skip(at)) {
+        *d = *s;
+    }
+    out
 }
 
 #[cfg(test)]

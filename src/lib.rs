@@ -25,6 +25,9 @@ mod word;
 #[cfg(feature = "alloc")]
 mod owned;
 
+#[cfg(feature = "capi")]
+pub mod ffi;
+
 pub use band::{AddOutcome, Banding};
 pub use dispatch::Backend;
 pub use error::Error;

@@ -135,7 +135,7 @@ impl Plan {
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
         }
-        let words = (filter_bytes - HEADER_BYTES) / width.word_bytes();
+        let words = (filter_bytes - HEADER_BYTES) >> width.word_bytes().trailing_zeros();
         if words == 0 {
             return Err(Error::BudgetTooSmall);
         }
@@ -143,11 +143,11 @@ impl Plan {
         // slots; refine twice (epsilon depends weakly on the columns).
         let bits = words as u128 * u128::from(width.bits());
         let mut r_milli =
-            (bits * 1000 / num_keys as u128).min(u128::from(MAX_COLUMNS) * 1000) as u64;
+            div(bits * 1000, num_keys as u128).min(u128::from(MAX_COLUMNS) * 1000) as u64;
         let mut blocks = 1;
         for _ in 0..3 {
             blocks = blocks_for(kind, width, num_keys, r_milli);
-            r_milli = (bits * 1000 / (blocks as u128 * u128::from(width.bits())))
+            r_milli = div(bits * 1000, blocks as u128 * u128::from(width.bits()))
                 .min(u128::from(MAX_COLUMNS) * 1000) as u64;
         }
         let geometry =
@@ -178,8 +178,8 @@ impl Plan {
                 ..Plan::empty(kind, width)
             });
         }
-        let blocks = num_slots.div_ceil(width.bits() as usize);
-        let words = (blocks as u128 * u128::from(millicolumns)).div_ceil(1000);
+        let blocks = div_ceil(num_slots as u128, u128::from(width.bits())) as usize;
+        let words = div_ceil(blocks as u128 * u128::from(millicolumns), 1000);
         let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
         let geometry = split_words(kind, width, blocks, words)?;
         band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
@@ -283,7 +283,7 @@ impl Plan {
     /// or a [`Plan::with_slots`] plan).
     pub fn millibits_per_key(&self) -> u64 {
         match self.num_keys {
-            Some(n) if n > 0 => (self.payload_bits() as u128 * 1000 / n as u128) as u64,
+            Some(n) => div(u128::from(self.payload_bits()) * 1000, n as u128) as u64,
             _ => 0,
         }
     }
@@ -323,7 +323,9 @@ impl Plan {
         let len = self.filter_bytes();
         let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
         // A previous filter in this buffer must not survive a failed build.
-        out[..HEADER_BYTES].fill(0);
+        if let Some(header) = out.get_mut(..HEADER_BYTES) {
+            header.fill(0);
+        }
         let seeds = if self.geometry.kind.is_standard() {
             MAX_SEEDS
         } else {
@@ -343,6 +345,32 @@ impl Plan {
     /// hashes one at a time, then [`Banding::finish`]. Clears the scratch.
     pub fn banding<'s>(&self, scratch: &'s mut [u64]) -> Result<Banding<'s>, Error> {
         Banding::new(self.geometry, self.seed, self.backend(), scratch)
+    }
+
+    /// The parts the C ABI stores in its opaque plan struct.
+    #[cfg(feature = "capi")]
+    pub(crate) fn raw_parts(&self) -> (Geometry, Option<usize>, u32, Option<Backend>) {
+        (self.geometry, self.num_keys, self.seed, self.backend)
+    }
+
+    /// Rebuilds a plan from [`Plan::raw_parts`], re-checking every size.
+    #[cfg(feature = "capi")]
+    pub(crate) fn from_raw_parts(
+        geometry: Geometry,
+        num_keys: Option<usize>,
+        seed: u32,
+        backend: Option<Backend>,
+    ) -> Result<Plan, Error> {
+        band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
+        if backend.is_some_and(|b| !b.is_available()) {
+            return Err(Error::BackendUnavailable);
+        }
+        Ok(Plan {
+            geometry,
+            num_keys,
+            seed,
+            backend,
+        })
     }
 
     /// The backend builds with this plan back-substitute with.
@@ -377,7 +405,7 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
 fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, slots: u64) -> u64 {
     match kind {
         Kind::Homogeneous => {
-            let eq7 = (16_000 + r_milli) * 250 / u64::from(width.bits());
+            let eq7 = ((16_000 + r_milli) * 250) >> width.bits().trailing_zeros();
             match width {
                 Width::W64 => eq7 * 110 / 100,
                 Width::W128 => eq7 * 105 / 100,
@@ -451,19 +479,42 @@ const STANDARD_SMASH_W128: [(u32, u64); 9] = [
 ];
 
 fn interpolate(table: &[(u32, u64)], x: u32) -> u64 {
-    let (x0, y0) = table[0];
-    if x <= x0 || table.len() < 2 {
+    let Some(&(x0, y0)) = table.first() else {
+        return 0;
+    };
+    if x <= x0 {
         return y0;
     }
     // The segment containing x, or the last one to extrapolate.
-    let i = table
+    let segment = table
         .windows(2)
-        .position(|pair| x <= pair[1].0)
-        .unwrap_or(table.len() - 2);
-    let ((xa, ya), (xb, yb)) = (table[i], table[i + 1]);
+        .find(|pair| pair.get(1).is_some_and(|p| x <= p.0))
+        .or_else(|| table.windows(2).last());
+    let Some(&[(xa, ya), (xb, yb)]) = segment else {
+        return y0;
+    };
     let dx = i128::from(x) - i128::from(xa);
-    let y = i128::from(ya) + (i128::from(yb) - i128::from(ya)) * dx / i128::from(xb - xa);
+    let dy = i128::from(yb) - i128::from(ya);
+    let y = i128::from(ya)
+        + (dy * dx)
+            .checked_div(i128::from(xb) - i128::from(xa))
+            .unwrap_or(0);
     y.max(0) as u64
+}
+
+/// `a / b`, or 0 when `b` is 0. Sizing never divides by zero; spelling it
+/// this way leaves no panic path in the C ABI where the compiler cannot see
+/// that.
+fn div(a: u128, b: u128) -> u128 {
+    a.checked_div(b).unwrap_or(0)
+}
+
+/// `a / b` rounded up, or 0 when `b` is 0 (see [`div`]).
+fn div_ceil(a: u128, b: u128) -> u128 {
+    match (a.checked_div(b), a.checked_rem(b)) {
+        (Some(q), Some(r)) => q + u128::from(r != 0),
+        _ => 0,
+    }
 }
 
 /// log2(x) in 1/256 units: integer part exact, fraction linear in the
@@ -493,7 +544,10 @@ fn columns_for_bits(kind: Kind, width: Width, num_keys: usize, millibits: u32) -
     let mut r = u64::from(millibits);
     for _ in 0..4 {
         let eps = epsilon_ppm(kind, width, r, num_keys as u64);
-        r = u64::from(millibits) * PPM / (PPM + eps);
+        r = div(
+            u128::from(millibits) * u128::from(PPM),
+            u128::from(PPM + eps),
+        ) as u64;
     }
     r.max(1)
 }
@@ -512,7 +566,7 @@ fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
     }
     // u = 2 (N - 2^lc) / N with N = num / den.
     let low = den << lc;
-    let u_milli = (2 * (num - low) * 1000).div_ceil(num);
+    let u_milli = div_ceil(2 * (num - low) * 1000, num);
     Some(u64::from(lc) * 1000 + u_milli as u64)
 }
 
@@ -521,12 +575,12 @@ fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
 /// Homogeneous Ribbon, which cannot fail, rounds to the nearest block.
 fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize {
     let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
-    let slots = (num_keys as u128 * u128::from(PPM + eps)).div_ceil(u128::from(PPM));
+    let slots = div_ceil(num_keys as u128 * u128::from(PPM + eps), u128::from(PPM));
     let w = u128::from(width.bits());
     let blocks = if kind.is_standard() {
-        slots.div_ceil(w)
+        div_ceil(slots, w)
     } else {
-        (slots + w / 2) / w
+        div(slots + w / 2, w)
     };
     (blocks as usize).max(1)
 }
@@ -538,7 +592,7 @@ fn geometry_for_columns(
     r_milli: u64,
 ) -> Result<Geometry, Error> {
     let blocks = blocks_for(kind, width, num_keys, r_milli);
-    let words = (blocks as u128 * u128::from(r_milli)).div_ceil(1000);
+    let words = div_ceil(blocks as u128 * u128::from(r_milli), 1000);
     let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
     split_words(kind, width, blocks, words)
 }
@@ -546,8 +600,9 @@ fn geometry_for_columns(
 /// Spreads `words` ICML words over `blocks` blocks: `lower` columns each,
 /// and the last `words % blocks` blocks one more.
 fn split_words(kind: Kind, width: Width, blocks: usize, words: usize) -> Result<Geometry, Error> {
-    let lower = words / blocks;
-    let upper = words % blocks;
+    let (Some(lower), Some(upper)) = (words.checked_div(blocks), words.checked_rem(blocks)) else {
+        return Err(Error::TooLarge);
+    };
     if lower > MAX_COLUMNS as usize || (lower == MAX_COLUMNS as usize && upper > 0) {
         return Err(Error::TooLarge);
     }
@@ -599,9 +654,9 @@ pub(crate) fn column_fp_ppt(g: &Geometry) -> u64 {
     let total = lower + upper;
     let one = 1_000_000_000_000u128 << 64;
     let lc = g.lower_columns;
-    let lower_part = (one >> lc) / total * lower;
+    let lower_part = div(one >> lc, total) * lower;
     let upper_part = if upper > 0 {
-        (one >> (lc + 1)) / total * upper
+        div(one >> (lc + 1), total) * upper
     } else {
         0
     };

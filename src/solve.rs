@@ -26,27 +26,29 @@ pub(crate) fn back_substitute<W: Word>(
     for block in (0..g.num_blocks).rev() {
         // Lower blocks need only their own columns: the extra column's values
         // in lower slots are never stored or read.
-        let columns = g.block_columns(block) as usize;
-        let state = &mut state[..columns];
+        let columns = (g.block_columns(block) as usize).min(64);
         for row in (block * w..block * w + w).rev() {
             let c = W::load(coeffs, row);
             if c.is_zero() {
                 let bits = free_row(row as u64, seed_mix);
-                for (j, s) in state.iter_mut().enumerate() {
+                for (j, s) in state.iter_mut().take(columns).enumerate() {
                     *s = (*s << 1) | W::from_bit(bits >> j);
                 }
             } else {
-                let bits = if standard { results[row] } else { 0 };
-                for (j, s) in state.iter_mut().enumerate() {
+                let bits = if standard {
+                    results.get(row).copied().unwrap_or(0)
+                } else {
+                    0
+                };
+                for (j, s) in state.iter_mut().take(columns).enumerate() {
                     let shifted = *s << 1;
                     *s = shifted | W::from_bit((c & shifted).parity() ^ (bits >> j));
                 }
             }
         }
-        let first = g.block_word_offset(block) * W::BYTES;
-        let words = &mut payload[first..first + columns * W::BYTES];
-        for (s, out) in state.iter().zip(words.chunks_exact_mut(W::BYTES)) {
-            s.write_le(out);
+        let first = g.block_word_offset(block);
+        for (j, s) in state.iter().take(columns).enumerate() {
+            s.write_word(payload, first + j);
         }
     }
 }

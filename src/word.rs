@@ -30,14 +30,17 @@ pub(crate) trait Word:
     /// The low bit as 0 or 1 in a word.
     fn from_bit(bit: u64) -> Self;
 
-    /// Reads a little-endian word; `bytes.len()` must be `BYTES`.
-    fn read_le(bytes: &[u8]) -> Self;
-    /// Writes a little-endian word; `out.len()` must be `BYTES`.
-    fn write_le(self, out: &mut [u8]);
+    /// Reads little-endian word `index` of `bytes` (`None` past the end).
+    fn read_word(bytes: &[u8], index: usize) -> Option<Self>;
+    /// Writes little-endian word `index` of `out` (nothing past the end).
+    fn write_word(self, out: &mut [u8], index: usize);
 
-    /// Reads coefficient row `i` from banding scratch.
+    /// Reads coefficient row `i` from banding scratch (zero, an empty row,
+    /// past the end: never the case for indexes the banding invariant
+    /// allows, but no panic path is left for the C ABI).
     fn load(scratch: &[u64], i: usize) -> Self;
-    /// Writes coefficient row `i` into banding scratch.
+    /// Writes coefficient row `i` into banding scratch (nothing past the
+    /// end).
     fn store(self, scratch: &mut [u64], i: usize);
 
     /// The word widened to 128 bits (for [`crate::Equation`]).
@@ -66,22 +69,31 @@ impl Word for u64 {
         bit & 1
     }
     #[inline(always)]
-    fn read_le(bytes: &[u8]) -> Self {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(bytes);
-        u64::from_le_bytes(b)
+    fn read_word(bytes: &[u8], index: usize) -> Option<Self> {
+        let word = bytes
+            .get(index.checked_mul(Self::BYTES)?..)?
+            .first_chunk::<8>()?;
+        Some(u64::from_le_bytes(*word))
     }
     #[inline(always)]
-    fn write_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
+    fn write_word(self, out: &mut [u8], index: usize) {
+        if let Some(word) = index
+            .checked_mul(8)
+            .and_then(|at| out.get_mut(at..))
+            .and_then(|rest| rest.first_chunk_mut::<8>())
+        {
+            *word = self.to_le_bytes();
+        }
     }
     #[inline(always)]
     fn load(scratch: &[u64], i: usize) -> Self {
-        scratch[i]
+        scratch.get(i).copied().unwrap_or(0)
     }
     #[inline(always)]
     fn store(self, scratch: &mut [u64], i: usize) {
-        scratch[i] = self;
+        if let Some(slot) = scratch.get_mut(i) {
+            *slot = self;
+        }
     }
     #[inline(always)]
     fn to_u128(self) -> u128 {
@@ -111,25 +123,37 @@ impl Word for u128 {
         u128::from(bit & 1)
     }
     #[inline(always)]
-    fn read_le(bytes: &[u8]) -> Self {
-        let mut b = [0u8; 16];
-        b.copy_from_slice(bytes);
-        u128::from_le_bytes(b)
+    fn read_word(bytes: &[u8], index: usize) -> Option<Self> {
+        let word = bytes
+            .get(index.checked_mul(Self::BYTES)?..)?
+            .first_chunk::<16>()?;
+        Some(u128::from_le_bytes(*word))
     }
     #[inline(always)]
-    fn write_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
+    fn write_word(self, out: &mut [u8], index: usize) {
+        if let Some(word) = index
+            .checked_mul(16)
+            .and_then(|at| out.get_mut(at..))
+            .and_then(|rest| rest.first_chunk_mut::<16>())
+        {
+            *word = self.to_le_bytes();
+        }
     }
     #[inline(always)]
     fn load(scratch: &[u64], i: usize) -> Self {
-        let pair = &scratch[2 * i..2 * i + 2];
-        u128::from(pair[0]) | (u128::from(pair[1]) << 64)
+        match scratch.get(2 * i..).and_then(|s| s.first_chunk::<2>()) {
+            Some(pair) => u128::from(pair[0]) | (u128::from(pair[1]) << 64),
+            None => 0,
+        }
     }
     #[inline(always)]
     fn store(self, scratch: &mut [u64], i: usize) {
-        let pair = &mut scratch[2 * i..2 * i + 2];
-        pair[0] = self as u64;
-        pair[1] = (self >> 64) as u64;
+        if let Some(pair) = scratch
+            .get_mut(2 * i..)
+            .and_then(|s| s.first_chunk_mut::<2>())
+        {
+            *pair = [self as u64, (self >> 64) as u64];
+        }
     }
     #[inline(always)]
     fn to_u128(self) -> u128 {
@@ -142,9 +166,11 @@ mod tests {
     use super::Word;
 
     fn round_trip<W: Word>(w: W) {
-        let mut bytes = [0u8; 16];
-        w.write_le(&mut bytes[..W::BYTES]);
-        assert_eq!(W::read_le(&bytes[..W::BYTES]), w);
+        let mut bytes = [0u8; 40];
+        w.write_word(&mut bytes, 1);
+        assert_eq!(W::read_word(&bytes, 1), Some(w));
+        assert_eq!(W::read_word(&bytes, 0), Some(W::ZERO));
+        assert_eq!(W::read_word(&bytes[..W::BYTES * 2 - 1], 1), None);
         let mut scratch = [0u64; 6];
         w.store(&mut scratch, 1);
         assert_eq!(W::load(&scratch, 1), w);

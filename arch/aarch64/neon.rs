@@ -12,6 +12,7 @@ use crate::filter::Parts;
 use crate::hash::Coeff;
 use crate::layout::Geometry;
 use crate::query::{self, Probe};
+use crate::word::Word;
 
 /// The NEON instruction set.
 pub(crate) struct Neon;
@@ -69,13 +70,13 @@ impl QueryKernel<u64> for Neon {
         }
         if p.columns % 2 == 1 {
             let j = p.columns - 1;
-            let lo = query::block_words::<u64>(payload, p.lo_word + j, 1);
-            let hi = query::block_words::<u64>(payload, p.hi_word + j, 1);
-            bits |= query::column_bit(
-                crate::word::Word::read_le(lo),
-                crate::word::Word::read_le(hi),
-                p,
-            ) << j;
+            let (Some(lo), Some(hi)) = (
+                <u64 as Word>::read_word(payload, p.lo_word + j),
+                <u64 as Word>::read_word(payload, p.hi_word + j),
+            ) else {
+                return true;
+            };
+            bits |= query::column_bit(lo, hi, p) << j;
         }
         bits == p.expected
     }

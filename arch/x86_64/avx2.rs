@@ -155,7 +155,9 @@ impl SolveLanes<u64> for Avx2 {
         let mut lanes = [0u64; 4];
         // SAFETY: AVX2 is available (caller); `lanes` holds 32 bytes.
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), s) };
-        out.copy_from_slice(&lanes);
+        for (o, l) in out.iter_mut().zip(lanes) {
+            *o = l;
+        }
     }
 }
 

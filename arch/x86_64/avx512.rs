@@ -139,7 +139,9 @@ impl SolveLanes<u64> for Avx512 {
         let mut lanes = [0u64; 8];
         // SAFETY: AVX-512F is available (caller); `lanes` holds 64 bytes.
         unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), s) };
-        out.copy_from_slice(&lanes);
+        for (o, l) in out.iter_mut().zip(lanes) {
+            *o = l;
+        }
     }
 }
 

@@ -1,0 +1,536 @@
+//! The C ABI (feature `capi`): see `include/ribbon_kernel.h`.
+#![allow(non_camel_case_types)]
+//!
+//! Every function validates its pointers and lengths, returns a status code
+//! and never panics or unwinds. Plans and filter views live in caller-owned
+//! opaque structs of eight `uint64_t`; their contents are this module's
+//! business and carry a magic word and a check word, so that a struct that
+//! was never initialized is refused rather than trusted.
+
+use core::ffi::c_char;
+
+use crate::dispatch::Backend;
+use crate::error::Error;
+use crate::filter::{FilterRef, Validated};
+use crate::hash::Expander;
+use crate::layout::{Geometry, Header, Kind, Width};
+use crate::plan::Plan;
+
+/// Opaque, caller-allocated plan (`ribbon_plan` in C).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ribbon_plan {
+    opaque: [u64; 8],
+}
+
+/// Opaque, caller-allocated filter view (`ribbon_filter` in C).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ribbon_filter {
+    opaque: [u64; 8],
+}
+
+/// Success.
+pub const RIBBON_OK: i32 = 0;
+/// A required pointer was NULL.
+pub const RIBBON_ERR_NULL: i32 = -1;
+/// An unknown kind, width or backend code.
+pub const RIBBON_ERR_INVALID_ARGUMENT: i32 = -17;
+/// A `uint64_t` pointer that is not 8-byte aligned.
+pub const RIBBON_ERR_MISALIGNED: i32 = -18;
+/// A plan or filter struct that no init/open call filled in.
+pub const RIBBON_ERR_UNINITIALIZED: i32 = -19;
+/// `ribbon_set_backend` argument: return to the detected best backend.
+pub const RIBBON_BACKEND_AUTO: u32 = 0xffff_ffff;
+
+const PLAN_MAGIC: u64 = 0x5242_4b5f_504c_4e01; // "RBK_PLN" v1
+const FILTER_MAGIC: u64 = 0x5242_4b5f_464c_5401; // "RBK_FLT" v1
+
+/// A cheap fold over the struct words: catches structs never initialized.
+fn check_word(words: &[u64; 8]) -> u64 {
+    let mut acc = 0x6a09_e667_f3bc_c908u64;
+    for (i, w) in words.iter().take(7).enumerate() {
+        acc = acc.rotate_left(17) ^ w ^ (i as u64);
+    }
+    acc
+}
+
+/// Packs kind, width, lower columns, backend and seed into one word.
+fn pack(g: &Geometry, backend: Option<Backend>, seed: u32) -> u64 {
+    let backend = backend.map_or(0, |b| u64::from(b.code()) + 1);
+    u64::from(g.kind.code())
+        | (u64::from(g.width.bits()) << 8)
+        | (u64::from(g.lower_columns) << 16)
+        | (backend << 24)
+        | (u64::from(seed) << 32)
+}
+
+/// Unpacks [`pack`]: geometry (re-validated), backend, seed.
+fn unpack(
+    word: u64,
+    num_blocks: u64,
+    upper_start_block: u64,
+) -> Option<(Geometry, Option<Backend>, u32)> {
+    let kind = Kind::from_code((word & 0xff) as u32)?;
+    let width = Width::from_bits(((word >> 8) & 0xff) as u32)?;
+    let lower = ((word >> 16) & 0xff) as u32;
+    let backend = match (word >> 24) & 0xff {
+        0 => None,
+        code => Some(Backend::from_code(code as u32 - 1)?),
+    };
+    let geometry = Geometry::new(
+        kind,
+        width,
+        usize::try_from(num_blocks).ok()?,
+        lower,
+        usize::try_from(upper_start_block).ok()?,
+    )
+    .ok()?;
+    Some((geometry, backend, (word >> 32) as u32))
+}
+
+fn store_plan(p: &mut ribbon_plan, plan: &Plan) {
+    let (g, num_keys, seed, backend) = plan.raw_parts();
+    let mut words = [0u64; 8];
+    words[0] = PLAN_MAGIC;
+    words[1] = g.num_blocks as u64;
+    words[2] = g.upper_start_block as u64;
+    words[3] = num_keys.map_or(u64::MAX, |n| n as u64);
+    words[4] = pack(&g, backend, seed);
+    words[7] = check_word(&words);
+    p.opaque = words;
+}
+
+fn load_plan(p: &ribbon_plan) -> Result<Plan, i32> {
+    let w = &p.opaque;
+    if w[0] != PLAN_MAGIC || w[7] != check_word(w) {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    let (geometry, backend, seed) = unpack(w[4], w[1], w[2]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let num_keys = match w[3] {
+        u64::MAX => None,
+        n => Some(usize::try_from(n).map_err(|_| RIBBON_ERR_UNINITIALIZED)?),
+    };
+    Plan::from_raw_parts(geometry, num_keys, seed, backend).map_err(Error::code)
+}
+
+fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
+    let v = view.validated();
+    let g = &v.header.geometry;
+    let bytes = view.as_bytes();
+    let mut words = [0u64; 8];
+    words[0] = FILTER_MAGIC;
+    words[1] = bytes.as_ptr() as usize as u64;
+    words[2] = bytes.len() as u64;
+    words[3] = g.num_blocks as u64;
+    words[4] = g.upper_start_block as u64;
+    words[5] = v.header.num_keys;
+    words[6] = pack(g, Some(v.backend), v.header.seed);
+    words[7] = check_word(&words);
+    f.opaque = words;
+}
+
+/// Rebuilds the view stored by [`store_filter`].
+///
+/// # Safety
+/// The bytes the view was opened on are still alive and unchanged (the
+/// documented contract of `ribbon_filter_open`).
+unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
+    let w = &f.opaque;
+    if w[0] != FILTER_MAGIC || w[7] != check_word(w) {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    let (geometry, backend, seed) = unpack(w[6], w[3], w[4]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    // Never run a kernel this CPU lacks, whatever the struct says.
+    if !backend.is_available() {
+        return Err(Error::BackendUnavailable.code());
+    }
+    let len = usize::try_from(w[2]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    let ptr = w[1] as usize as *const u8;
+    if ptr.is_null() || len != geometry.filter_bytes() {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    // SAFETY: `ptr` and `len` were taken from a slice that
+    // `ribbon_filter_open` validated as a filter of exactly this geometry;
+    // the caller keeps those bytes alive and unchanged.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    let header = Header {
+        geometry,
+        seed,
+        num_keys: w[5],
+    };
+    let validated = Validated {
+        header,
+        expander: Expander::new(&geometry, seed),
+        backend,
+    };
+    Ok(FilterRef::from_validated(validated, bytes))
+}
+
+/// A `&[u64]` from C, refusing NULL (unless empty) and misalignment.
+///
+/// # Safety
+/// When non-NULL, `ptr` points to `n` readable `uint64_t`.
+unsafe fn u64_slice<'a>(ptr: *const u64, n: usize) -> Result<&'a [u64], i32> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(RIBBON_ERR_NULL);
+    }
+    if (ptr as usize) % core::mem::align_of::<u64>() != 0 {
+        return Err(RIBBON_ERR_MISALIGNED);
+    }
+    if n > isize::MAX as usize / 8 {
+        return Err(Error::TooLarge.code());
+    }
+    // SAFETY: non-NULL, aligned, size checked; readable per the contract.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, n) })
+}
+
+fn status(r: Result<(), Error>) -> i32 {
+    match r {
+        Ok(()) => RIBBON_OK,
+        Err(e) => e.code(),
+    }
+}
+
+fn plan_from(
+    p: *mut ribbon_plan,
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    make: impl FnOnce(Kind, Width, usize) -> Result<Plan, Error>,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_plan`.
+    let Some(p) = (unsafe { p.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    p.opaque = [0; 8];
+    let (Some(kind), Some(width)) = (Kind::from_code(kind), Width::from_bits(width)) else {
+        return RIBBON_ERR_INVALID_ARGUMENT;
+    };
+    let Ok(num_keys) = usize::try_from(num_keys) else {
+        return Error::TooManyKeys.code();
+    };
+    match make(kind, width, num_keys) {
+        Ok(plan) => {
+            store_plan(p, &plan);
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// Plans a filter for `num_keys` keys at `millibits_per_key / 1000` bits
+/// per key. See `include/ribbon_kernel.h`.
+///
+/// # Safety
+/// `p` is NULL or points to a writable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_init(
+    p: *mut ribbon_plan,
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    millibits_per_key: u32,
+) -> i32 {
+    plan_from(p, kind, width, num_keys, |k, w, n| {
+        Plan::new(k, w, n, millibits_per_key)
+    })
+}
+
+/// Plans the smallest filter with FP rate at most `1 / one_in`.
+///
+/// # Safety
+/// `p` is NULL or points to a writable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_init_fp_rate(
+    p: *mut ribbon_plan,
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    one_in: u64,
+) -> i32 {
+    plan_from(p, kind, width, num_keys, |k, w, n| {
+        Plan::for_fp_rate(k, w, n, one_in)
+    })
+}
+
+/// Plans the best filter of at most `filter_bytes` bytes.
+///
+/// # Safety
+/// `p` is NULL or points to a writable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_init_bytes(
+    p: *mut ribbon_plan,
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    filter_bytes: usize,
+) -> i32 {
+    plan_from(p, kind, width, num_keys, |k, w, n| {
+        Plan::for_bytes(k, w, n, filter_bytes)
+    })
+}
+
+/// `uint64_t` words of scratch `ribbon_build` needs; 0 for a NULL or
+/// uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_scratch_words(p: *const ribbon_plan) -> usize {
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    match unsafe { p.as_ref() }.map(load_plan) {
+        Some(Ok(plan)) => plan.scratch_words(),
+        _ => 0,
+    }
+}
+
+/// Exact serialized filter length; 0 for a NULL or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_filter_bytes(p: *const ribbon_plan) -> usize {
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    match unsafe { p.as_ref() }.map(load_plan) {
+        Some(Ok(plan)) => plan.filter_bytes(),
+        _ => 0,
+    }
+}
+
+/// Builds a filter from `n` hashes into `out` (any alignment).
+///
+/// # Safety
+/// Each pointer is NULL or valid for its stated length: `hashes` readable
+/// for `n` words, `scratch` writable for `scratch_words` words, `out`
+/// writable for `out_len` bytes; the three regions do not overlap.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_build(
+    p: *const ribbon_plan,
+    hashes: *const u64,
+    n: usize,
+    scratch: *mut u64,
+    scratch_words: usize,
+    out: *mut u8,
+    out_len: usize,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    let Some(p) = (unsafe { p.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    let plan = match load_plan(p) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    // SAFETY: readable for `n` words per the contract.
+    let hashes = match unsafe { u64_slice(hashes, n) } {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    if scratch.is_null() && scratch_words > 0 || out.is_null() && out_len > 0 {
+        return RIBBON_ERR_NULL;
+    }
+    if (scratch as usize) % core::mem::align_of::<u64>() != 0 {
+        return RIBBON_ERR_MISALIGNED;
+    }
+    if scratch_words > isize::MAX as usize / 8 || out_len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    let scratch: &mut [u64] = if scratch_words == 0 {
+        &mut []
+    } else {
+        // SAFETY: non-NULL, aligned, writable for `scratch_words` words and
+        // not overlapping the other buffers, per the contract.
+        unsafe { core::slice::from_raw_parts_mut(scratch, scratch_words) }
+    };
+    let out: &mut [u8] = if out_len == 0 {
+        &mut []
+    } else {
+        // SAFETY: non-NULL, writable for `out_len` bytes, not overlapping.
+        unsafe { core::slice::from_raw_parts_mut(out, out_len) }
+    };
+    status(plan.build(hashes, scratch, out).map(|_| ()))
+}
+
+/// Validates `len` bytes as a filter and fills in the view `f`.
+///
+/// # Safety
+/// `f` is NULL or writable; `bytes` is NULL or readable for `len` bytes.
+/// The bytes must stay alive and unchanged while `f` is used.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_open(
+    f: *mut ribbon_filter,
+    bytes: *const u8,
+    len: usize,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    f.opaque = [0; 8];
+    if bytes.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    if len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    // SAFETY: non-NULL and readable for `len` bytes per the contract.
+    let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
+    match FilterRef::from_bytes(slice) {
+        Ok(view) => {
+            store_filter(f, &view);
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// 1 if `hash` may be in the filter, 0 if not, a negative status on error.
+///
+/// # Safety
+/// `f` is NULL or a view filled in by `ribbon_filter_open` whose bytes are
+/// still alive and unchanged.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_contains(f: *const ribbon_filter, hash: u64) -> i32 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_filter(f) } {
+        Ok(view) => i32::from(view.contains(hash)),
+        Err(code) => code,
+    }
+}
+
+/// Queries `n` hashes, writing 1 or 0 per hash into `out`.
+///
+/// # Safety
+/// `f` as for `ribbon_contains`; `hashes` NULL or readable for `n` words;
+/// `out` NULL or writable for `n` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_contains_batch(
+    f: *const ribbon_filter,
+    hashes: *const u64,
+    n: usize,
+    out: *mut u8,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    let view = match unsafe { load_filter(f) } {
+        Ok(view) => view,
+        Err(code) => return code,
+    };
+    // SAFETY: readable for `n` words per the contract.
+    let hashes = match unsafe { u64_slice(hashes, n) } {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    if n == 0 {
+        return RIBBON_OK;
+    }
+    if out.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    // SAFETY: non-NULL and writable for `n` bytes per the contract.
+    let out = unsafe { core::slice::from_raw_parts_mut(out, n) };
+    const CHUNK: usize = 256;
+    let mut answers = [false; CHUNK];
+    let mut start = 0;
+    while start < n {
+        let end = n.min(start + CHUNK);
+        let (Some(keys), Some(dest), Some(answers)) = (
+            hashes.get(start..end),
+            out.get_mut(start..end),
+            answers.get_mut(..end - start),
+        ) else {
+            return Error::LengthMismatch.code();
+        };
+        start = end;
+        if let Err(e) = view.contains_batch(keys, answers) {
+            return e.code();
+        }
+        for (d, &a) in dest.iter_mut().zip(answers.iter()) {
+            *d = u8::from(a);
+        }
+    }
+    RIBBON_OK
+}
+
+/// The backend new views and builds use (`RIBBON_BACKEND_*`).
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_backend() -> u32 {
+    Backend::current().code()
+}
+
+/// Forces the backend for views opened and builds run afterwards, or
+/// returns to detection with `RIBBON_BACKEND_AUTO`.
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_set_backend(backend: u32) -> i32 {
+    let choice = match backend {
+        RIBBON_BACKEND_AUTO => None,
+        code => match Backend::from_code(code) {
+            Some(b) => Some(b),
+            None => return RIBBON_ERR_INVALID_ARGUMENT,
+        },
+    };
+    status(Backend::force(choice))
+}
+
+/// A static, NUL-terminated description of a status code.
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
+    let text: &'static core::ffi::CStr = match status {
+        RIBBON_OK => c"ok",
+        RIBBON_ERR_NULL => c"NULL pointer",
+        RIBBON_ERR_INVALID_ARGUMENT => c"unknown kind, width or backend",
+        RIBBON_ERR_MISALIGNED => c"uint64_t pointer not 8-byte aligned",
+        RIBBON_ERR_UNINITIALIZED => c"plan or filter struct not initialized",
+        code => match Error::ALL.iter().find(|e| e.code() == code) {
+            Some(e) => e.message(),
+            None => c"unknown status",
+        },
+    };
+    text.as_ptr().cast()
+}
+
+/// Without `std` the static library brings its own panic handler. No panic
+/// is reachable from the C functions (a test checks the linked binary has
+/// no panic machinery); should one ever happen, trap rather than unwind.
+#[cfg(all(not(feature = "std"), not(test)))]
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    // SAFETY: `ud2` raises an invalid-opcode trap and touches no memory.
+    unsafe {
+        core::arch::asm!("ud2", options(nomem, nostack, noreturn));
+    }
+    #[cfg(any(target_arch = "arm", target_arch = "aarch64"))]
+    // SAFETY: `udf` raises an undefined-instruction trap and touches no memory.
+    unsafe {
+        core::arch::asm!("udf #0", options(nomem, nostack, noreturn));
+    }
+    #[cfg(not(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "arm",
+        target_arch = "aarch64"
+    )))]
+    loop {}
+}
+
+/// The precompiled `core` the static library bundles was built to unwind
+/// and names an exception personality routine in its unwind tables. Nothing
+/// here ever unwinds (release builds abort on panic, and no panic is
+/// reachable), so the routine is never called; defining it keeps the
+/// archive free of undefined symbols beyond `mem*`.
+#[cfg(all(not(feature = "std"), not(test)))]
+#[unsafe(no_mangle)]
+pub extern "C" fn rust_eh_personality() {}

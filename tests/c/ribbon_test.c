@@ -1,0 +1,307 @@
+/*
+ * C test of the ribbon-kernel static library, using only the public header.
+ * Built by tests/c_abi.rs as C99, C11 and C++ with -Wall -Wextra -Werror
+ * -pedantic, linked with --gc-sections, and run. Exit status 0 = pass.
+ */
+#include "ribbon_kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define STATIC_ASSERT(c, m) static_assert(c, m)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define STATIC_ASSERT(c, m) _Static_assert(c, m)
+#else
+#define STATIC_ASSERT_JOIN2(a, b) a##b
+#define STATIC_ASSERT_JOIN(a, b) STATIC_ASSERT_JOIN2(a, b)
+#define STATIC_ASSERT(c, m) typedef char STATIC_ASSERT_JOIN(static_assertion_, __LINE__)[(c) ? 1 : -1]
+#endif
+
+/* The ABI: struct sizes and constants are fixed until a major version. */
+STATIC_ASSERT(sizeof(ribbon_plan) == 64, "ribbon_plan is 64 bytes");
+STATIC_ASSERT(sizeof(ribbon_filter) == 64, "ribbon_filter is 64 bytes");
+STATIC_ASSERT(RIBBON_KIND_HOMOGENEOUS == 0 && RIBBON_KIND_STANDARD == 1 && RIBBON_KIND_STANDARD_SMASH == 2,
+              "kind codes");
+STATIC_ASSERT(RIBBON_WIDTH_64 == 64 && RIBBON_WIDTH_128 == 128, "widths");
+STATIC_ASSERT(RIBBON_BACKEND_SCALAR == 0 && RIBBON_BACKEND_AVX2 == 1 && RIBBON_BACKEND_AVX512 == 2 &&
+                  RIBBON_BACKEND_NEON == 3,
+              "backend codes");
+STATIC_ASSERT(RIBBON_OK == 0 && RIBBON_ERR_NULL == -1 && RIBBON_ERR_UNINITIALIZED == -19, "status codes");
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                              \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_STATUS(expr, expected)                                                        \
+    do {                                                                                    \
+        int32_t got_ = (expr);                                                              \
+        if (got_ != (expected)) {                                                           \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, __LINE__, \
+                    #expr, (int)got_, ribbon_status_str(got_), (int)(expected));            \
+            failures++;                                                                     \
+        }                                                                                   \
+    } while (0)
+
+static uint64_t splitmix(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t *random_hashes(uint64_t seed, size_t n) {
+    uint64_t *h = (uint64_t *)malloc((n ? n : 1) * sizeof(uint64_t));
+    size_t i;
+    if (!h) {
+        abort();
+    }
+    for (i = 0; i < n; i++) {
+        h[i] = splitmix(&seed);
+    }
+    return h;
+}
+
+/* Builds one filter in malloc'd buffers, the filter at an odd address, and
+ * checks members, FP rate and batch-versus-single agreement. */
+static void check_filter(uint32_t kind, uint32_t width, size_t n) {
+    ribbon_plan plan;
+    ribbon_filter view;
+    uint64_t *keys = random_hashes(1000 + n * 7 + kind * 3 + width, n);
+    const size_t queries = 20000;
+    uint64_t *others = random_hashes(99 + n, queries);
+    uint8_t *answers = (uint8_t *)malloc(queries + n + 1);
+    size_t scratch_words, filter_bytes, i, hits = 0;
+    uint64_t *scratch;
+    uint8_t *buffer;
+
+    CHECK_STATUS(ribbon_plan_init(&plan, kind, width, n, 7700), RIBBON_OK);
+    scratch_words = ribbon_plan_scratch_words(&plan);
+    filter_bytes = ribbon_plan_filter_bytes(&plan);
+    CHECK(filter_bytes >= 40);
+    scratch = (uint64_t *)malloc((scratch_words ? scratch_words : 1) * sizeof(uint64_t));
+    buffer = (uint8_t *)malloc(filter_bytes + 1);
+    if (!scratch || !buffer || !answers) {
+        abort();
+    }
+    CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, scratch_words, buffer + 1, filter_bytes), RIBBON_OK);
+    free(scratch); /* the filter does not need it */
+    CHECK_STATUS(ribbon_filter_open(&view, buffer + 1, filter_bytes), RIBBON_OK);
+    for (i = 0; i < n; i++) {
+        CHECK(ribbon_contains(&view, keys[i]) == 1);
+    }
+    CHECK_STATUS(ribbon_contains_batch(&view, keys, n, answers), RIBBON_OK);
+    for (i = 0; i < n; i++) {
+        CHECK(answers[i] == 1);
+    }
+    CHECK_STATUS(ribbon_contains_batch(&view, others, queries, answers), RIBBON_OK);
+    for (i = 0; i < queries; i++) {
+        int single = ribbon_contains(&view, others[i]);
+        CHECK(single == answers[i]);
+        hits += (size_t)single;
+    }
+    if (n == 0) {
+        CHECK(hits == 0);
+    } else if (n >= 10000) {
+        /* 7.7 bits per key: about 0.5-1 % false positives. */
+        CHECK(hits > queries / 400 && hits < queries / 50);
+    }
+    free(keys);
+    free(others);
+    free(answers);
+    free(buffer);
+}
+
+static void check_errors(void) {
+    ribbon_plan plan, garbage;
+    ribbon_filter view;
+    uint64_t keys[4] = {1, 2, 3, 4};
+    uint64_t scratch_storage[2048];
+    uint8_t out[4096];
+    size_t words;
+
+    CHECK_STATUS(ribbon_plan_init(NULL, 0, 64, 10, 8000), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_plan_init(&plan, 3, 64, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ribbon_plan_init(&plan, 0, 32, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ribbon_plan_init(&plan, 0, 64, 10, 0), RIBBON_ERR_INVALID_BITS_PER_KEY);
+    CHECK_STATUS(ribbon_plan_init_fp_rate(&plan, 1, 64, 10, 1), RIBBON_ERR_INVALID_FP_RATE);
+    CHECK_STATUS(ribbon_plan_init_bytes(&plan, 1, 64, 10, 41), RIBBON_ERR_BUDGET_TOO_SMALL);
+    CHECK_STATUS(ribbon_plan_init_fp_rate(&plan, 1, 128, 100, 1000), RIBBON_OK);
+    CHECK_STATUS(ribbon_plan_init_bytes(&plan, 0, 128, 100, 300), RIBBON_OK);
+    CHECK(ribbon_plan_filter_bytes(&plan) <= 300);
+
+    memset(&garbage, 0xab, sizeof garbage);
+    CHECK(ribbon_plan_scratch_words(&garbage) == 0);
+    CHECK(ribbon_plan_filter_bytes(NULL) == 0);
+    CHECK_STATUS(ribbon_build(&garbage, keys, 4, scratch_storage, 2048, out, sizeof out),
+                 RIBBON_ERR_UNINITIALIZED);
+
+    CHECK_STATUS(ribbon_plan_init(&plan, 1, 64, 4, 8000), RIBBON_OK);
+    words = ribbon_plan_scratch_words(&plan);
+    CHECK(words > 0 && words <= 2048);
+    CHECK_STATUS(ribbon_build(NULL, keys, 4, scratch_storage, words, out, sizeof out), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_build(&plan, NULL, 4, scratch_storage, words, out, sizeof out), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_build(&plan, keys, 4, NULL, words, out, sizeof out), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_build(&plan, keys, 4, scratch_storage, words - 1, out, sizeof out),
+                 RIBBON_ERR_SCRATCH_TOO_SMALL);
+    CHECK_STATUS(ribbon_build(&plan, keys, 4, scratch_storage, words, out, 39), RIBBON_ERR_OUTPUT_TOO_SMALL);
+    CHECK_STATUS(ribbon_build(&plan, keys, 5, scratch_storage, words, out, sizeof out),
+                 RIBBON_ERR_TOO_MANY_KEYS);
+    CHECK_STATUS(ribbon_build(&plan, keys, 4, (uint64_t *)((uint8_t *)scratch_storage + 4), words, out,
+                              sizeof out),
+                 RIBBON_ERR_MISALIGNED);
+    CHECK_STATUS(ribbon_build(&plan, keys, 4, scratch_storage, words, out, sizeof out), RIBBON_OK);
+
+    CHECK_STATUS(ribbon_filter_open(NULL, out, ribbon_plan_filter_bytes(&plan)), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_filter_open(&view, NULL, 100), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_filter_open(&view, out, 10), RIBBON_ERR_TRUNCATED);
+    CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan) + 1), RIBBON_ERR_TRAILING_BYTES);
+    CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_OK);
+    CHECK(ribbon_contains(&view, 3) == 1);
+    CHECK_STATUS(ribbon_contains(NULL, 3), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_contains_batch(&view, keys, 4, NULL), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_contains_batch(&view, NULL, 0, NULL), RIBBON_OK);
+    memset(&view, 0x5a, sizeof view);
+    CHECK_STATUS(ribbon_contains(&view, 3), RIBBON_ERR_UNINITIALIZED);
+
+    out[0] ^= 1;
+    CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_ERR_BAD_MAGIC);
+    out[0] ^= 1;
+    out[4] = 9;
+    CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_ERR_UNSUPPORTED_VERSION);
+
+    CHECK(strcmp(ribbon_status_str(RIBBON_OK), "ok") == 0);
+    {
+        int32_t s;
+        for (s = -25; s <= 1; s++) {
+            CHECK(ribbon_status_str(s) != NULL && strlen(ribbon_status_str(s)) > 0);
+        }
+    }
+}
+
+/* Random and nearly valid bytes must be refused cleanly; any accepted
+ * buffer must answer queries with 0 or 1. */
+static void check_hostile_bytes(void) {
+    uint64_t state = 0x1234;
+    uint8_t bytes[512];
+    ribbon_filter view;
+    int round, accepted = 0;
+    for (round = 0; round < 40000; round++) {
+        size_t len = (size_t)(splitmix(&state) % sizeof bytes);
+        size_t i;
+        for (i = 0; i < len; i++) {
+            bytes[i] = (uint8_t)splitmix(&state);
+        }
+        if (round % 2 == 0 && len >= 40) {
+            memcpy(bytes, "RbnK\001", 5);
+            bytes[5] %= 4;
+            bytes[6] = (bytes[6] & 1) ? 128 : 64;
+            bytes[7] %= 70;
+            memset(bytes + 12, 0, 4);
+            memset(bytes + 25, 0, 7);
+            memset(bytes + 33, 0, 7);
+            bytes[24] %= 4;
+            bytes[32] %= 5;
+            /* Usually the length the header implies, to reach the payload. */
+            if (round % 4 == 0 && bytes[32] <= bytes[24]) {
+                size_t words = (size_t)bytes[24] * bytes[7] + (size_t)(bytes[24] - bytes[32]);
+                size_t implied = 40 + words * (bytes[6] / 8);
+                if (implied <= sizeof bytes) {
+                    len = implied;
+                }
+            }
+        }
+        if (ribbon_filter_open(&view, bytes, len) == RIBBON_OK) {
+            int q;
+            accepted++;
+            for (q = 0; q < 16; q++) {
+                int r = ribbon_contains(&view, splitmix(&state));
+                CHECK(r == 0 || r == 1);
+            }
+        }
+    }
+    printf("hostile bytes: %d of 40000 buffers accepted, all queried safely\n", accepted);
+}
+
+/* Forcing each backend gives identical answers; AUTO restores detection. */
+static void check_backends(void) {
+    const uint32_t detected = ribbon_backend();
+    const size_t n = 3000, queries = 5000;
+    uint64_t *keys = random_hashes(5, n);
+    uint64_t *others = random_hashes(6, queries);
+    uint8_t reference[5000], got[5000];
+    ribbon_plan plan;
+    ribbon_filter view;
+    uint64_t *scratch;
+    uint8_t *bytes;
+    uint32_t b;
+    size_t i;
+
+    CHECK_STATUS(ribbon_set_backend(RIBBON_BACKEND_SCALAR), RIBBON_OK);
+    CHECK(ribbon_backend() == RIBBON_BACKEND_SCALAR);
+    CHECK_STATUS(ribbon_plan_init(&plan, RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_64, n, 8000), RIBBON_OK);
+    scratch = (uint64_t *)malloc(ribbon_plan_scratch_words(&plan) * sizeof(uint64_t));
+    bytes = (uint8_t *)malloc(ribbon_plan_filter_bytes(&plan));
+    if (!scratch || !bytes) {
+        abort();
+    }
+    CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, ribbon_plan_scratch_words(&plan), bytes,
+                              ribbon_plan_filter_bytes(&plan)),
+                 RIBBON_OK);
+    CHECK_STATUS(ribbon_filter_open(&view, bytes, ribbon_plan_filter_bytes(&plan)), RIBBON_OK);
+    CHECK_STATUS(ribbon_contains_batch(&view, others, queries, reference), RIBBON_OK);
+
+    for (b = 0; b <= 3; b++) {
+        int32_t rc = ribbon_set_backend(b);
+        if (rc == RIBBON_ERR_BACKEND_UNAVAILABLE) {
+            printf("backend %u: not available on this CPU\n", (unsigned)b);
+            continue;
+        }
+        CHECK_STATUS(rc, RIBBON_OK);
+        CHECK(ribbon_backend() == b);
+        CHECK_STATUS(ribbon_filter_open(&view, bytes, ribbon_plan_filter_bytes(&plan)), RIBBON_OK);
+        CHECK_STATUS(ribbon_contains_batch(&view, others, queries, got), RIBBON_OK);
+        CHECK(memcmp(got, reference, queries) == 0);
+        for (i = 0; i < queries; i += 97) {
+            CHECK(ribbon_contains(&view, others[i]) == reference[i]);
+        }
+        printf("backend %u: answers identical to scalar\n", (unsigned)b);
+    }
+    CHECK_STATUS(ribbon_set_backend(7), RIBBON_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ribbon_set_backend(RIBBON_BACKEND_AUTO), RIBBON_OK);
+    CHECK(ribbon_backend() == detected);
+    free(keys);
+    free(others);
+    free(scratch);
+    free(bytes);
+}
+
+int main(void) {
+    static const uint32_t widths[2] = {RIBBON_WIDTH_64, RIBBON_WIDTH_128};
+    static const size_t sizes[6] = {0, 1, 2, 100, 10000, 100000};
+    uint32_t kind;
+    int w, s;
+    for (kind = 0; kind <= 2; kind++) {
+        for (w = 0; w < 2; w++) {
+            for (s = 0; s < 6; s++) {
+                check_filter(kind, widths[w], sizes[s]);
+            }
+        }
+    }
+    check_errors();
+    check_hostile_bytes();
+    check_backends();
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("all C checks passed\n");
+    return 0;
+}

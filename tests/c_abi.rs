@@ -1,0 +1,217 @@
+//! The C ABI end to end: build `libribbon_kernel.a` exactly as the README
+//! says, compile `tests/c/ribbon_test.c` against `include/ribbon_kernel.h`
+//! as C99, C11 and C++ with `-Wall -Wextra -Werror -pedantic`, link with
+//! `--gc-sections`, run it, and inspect the binary and the archive.
+//!
+//! Needs `cc`, `c++`, `nm` and `readelf` on the PATH (they are on every machine CI
+//! uses; `.ci/run` installs them if missing).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use ribbon_kernel::{Backend, Error, Kind};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn work_dir() -> PathBuf {
+    root().join("target").join("c-abi")
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed\nstdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The static library, built once per test run with the README's command.
+fn static_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        run(Command::new(env!("CARGO"))
+            .current_dir(root())
+            .env("CARGO_TARGET_DIR", work_dir())
+            .args([
+                "rustc",
+                "--release",
+                "--lib",
+                "--no-default-features",
+                "--features",
+                "capi",
+                "--crate-type",
+                "staticlib",
+            ]));
+        work_dir().join("release").join("libribbon_kernel.a")
+    })
+}
+
+/// Compiles and links the C test with `compiler` and `std`, returns the binary.
+fn build_c_test(compiler: &str, lang: &[&str], name: &str) -> PathBuf {
+    let binary = work_dir().join(name);
+    let include = root().join("include");
+    let source = root().join("tests").join("c").join("ribbon_test.c");
+    run(Command::new(compiler)
+        .args(lang)
+        .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"])
+        .args(["-ffunction-sections", "-fdata-sections"])
+        .arg("-I")
+        .arg(&include)
+        .arg(&source)
+        // `-x none`: the archive is an input file, whatever `lang` said.
+        .args(["-x", "none"])
+        .arg(static_lib())
+        .arg("-Wl,--gc-sections")
+        .arg("-o")
+        .arg(&binary));
+    binary
+}
+
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn c_program_passes_as_c99() {
+    let binary = build_c_test("cc", &["-std=c99"], "ribbon_test_c99");
+    let out = run(&mut Command::new(&binary));
+    println!("{out}");
+    assert!(out.contains("all C checks passed"));
+}
+
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn c_program_passes_as_c11_and_cpp() {
+    let c11 = build_c_test("cc", &["-std=c11"], "ribbon_test_c11");
+    assert!(run(&mut Command::new(&c11)).contains("all C checks passed"));
+    let cpp = build_c_test("c++", &["-x", "c++", "-std=c++11"], "ribbon_test_cpp");
+    assert!(run(&mut Command::new(&cpp)).contains("all C checks passed"));
+}
+
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn linked_binary_has_no_panic_machinery() {
+    let binary = build_c_test("cc", &["-std=c99"], "ribbon_test_nm");
+    let symbols = run(Command::new("nm").arg("-C").arg(&binary));
+    let panicky: Vec<&str> = symbols
+        .lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("panic") || l.contains("rust_begin_unwind")
+        })
+        .collect();
+    assert!(
+        panicky.is_empty(),
+        "panic machinery linked in:\n{}",
+        panicky.join("\n")
+    );
+    assert!(symbols.contains("ribbon_contains"));
+}
+
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn archive_needs_only_mem_functions() {
+    // readelf rather than nm: binutils' nm trips over the LLVM bitcode that
+    // Rust's precompiled objects carry next to their machine code.
+    let listing = run(Command::new("readelf").arg("-sW").arg(static_lib()));
+    let mut defined = BTreeSet::new();
+    let mut undefined = BTreeSet::new();
+    for line in listing.lines() {
+        // Num: Value Size Type Bind Vis Ndx Name
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() < 8 || !fields[0].ends_with(':') {
+            continue;
+        }
+        let (bind, ndx, name) = (fields[4], fields[6], fields[7]);
+        if bind == "LOCAL" {
+            continue;
+        }
+        if ndx == "UND" {
+            undefined.insert(name.to_string());
+        } else {
+            defined.insert(name.to_string());
+        }
+    }
+    let allowed = ["memcpy", "memmove", "memset", "memcmp", "bcmp"];
+    let needed: Vec<&String> = undefined
+        .iter()
+        .filter(|s| !defined.contains(*s) && !allowed.contains(&s.as_str()))
+        .collect();
+    assert!(
+        needed.is_empty(),
+        "the archive needs symbols beyond mem*: {needed:?}"
+    );
+}
+
+/// `CamelCase` to `UPPER_SNAKE`.
+fn upper_snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// The checked-in header must agree with the Rust side: every status code,
+/// kind and backend.
+#[test]
+fn header_matches_rust_constants() {
+    let header = std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap();
+    let define = |name: &str| -> i64 {
+        let line = header
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name) && l.starts_with("#define"))
+            .unwrap_or_else(|| panic!("{name} is not defined in the header"));
+        let value: String = line
+            .split_whitespace()
+            .skip(2)
+            .collect::<String>()
+            .trim_matches(|c| c == '(' || c == ')')
+            .trim_end_matches('u')
+            .to_string();
+        if let Some(hex) = value.strip_prefix("0x") {
+            i64::from_str_radix(hex, 16).unwrap()
+        } else {
+            value.parse().unwrap()
+        }
+    };
+    for e in Error::ALL {
+        let name = format!("RIBBON_ERR_{}", upper_snake(&format!("{e:?}")));
+        assert_eq!(define(&name), i64::from(e.code()), "{name}");
+    }
+    for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
+        let name = match kind {
+            Kind::StandardSmash => "RIBBON_KIND_STANDARD_SMASH".to_string(),
+            k => format!("RIBBON_KIND_{}", upper_snake(&format!("{k:?}"))),
+        };
+        assert_eq!(define(&name), i64::from(kind.code()), "{name}");
+    }
+    for backend in Backend::ALL {
+        let name = format!("RIBBON_BACKEND_{}", backend.name().to_ascii_uppercase());
+        assert_eq!(define(&name), i64::from(backend.code()), "{name}");
+    }
+    assert_eq!(define("RIBBON_WIDTH_64"), 64);
+    assert_eq!(define("RIBBON_WIDTH_128"), 128);
+    assert_eq!(define("RIBBON_OK"), 0);
+}
