@@ -1,9 +1,8 @@
 //! The batch query and the vector back-substitution, written once.
 
-use crate::filter::Parts;
-use crate::hash::{Coeff, free_row};
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{self, Probe};
+use crate::query::{self, Probe, Probes};
 use crate::word::Word;
 
 /// Evaluating every column of one key at once, and prefetching its words.
@@ -33,12 +32,13 @@ const CHUNK: usize = 32;
 /// # Safety
 /// The CPU supports `K`'s instruction set.
 #[inline(always)]
-pub(crate) unsafe fn contains_batch<W: Coeff, K: QueryKernel<W>>(
-    p: &Parts<'_>,
+pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+    probes: &P,
+    payload: &[u8],
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    let mut probes = [Probe::<W>::EMPTY; CHUNK];
+    let mut chunk = [Probe::<W>::EMPTY; CHUNK];
     let mut start = 0;
     while start < hashes.len() {
         let end = hashes.len().min(start + CHUNK);
@@ -46,15 +46,15 @@ pub(crate) unsafe fn contains_batch<W: Coeff, K: QueryKernel<W>>(
             return;
         };
         start = end;
-        for (slot, &hash) in probes.iter_mut().zip(keys) {
-            *slot = query::probe(&p.geometry, &p.expander, hash);
+        for (slot, &hash) in chunk.iter_mut().zip(keys) {
+            *slot = probes.probe(hash);
             // SAFETY: the caller guarantees the instruction set.
-            unsafe { K::prefetch(p.payload, slot) };
+            unsafe { K::prefetch(payload, slot) };
         }
-        for (answer, probe) in answers.iter_mut().zip(&probes) {
+        for (answer, probe) in answers.iter_mut().zip(&chunk) {
             // SAFETY: the caller guarantees the instruction set; the probe
             // was just computed for this filter's geometry.
-            *answer = unsafe { K::matches(p.payload, probe) };
+            *answer = unsafe { K::matches(payload, probe) };
         }
     }
 }
@@ -100,7 +100,7 @@ const MAX_VECTORS: usize = 32;
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     g: &Geometry,
-    seed_mix: u64,
+    free: FreeRows,
     coeffs: &[u64],
     results: &[u64],
     payload: &mut [u8],
@@ -117,7 +117,7 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
         for row in (block * w..block * w + w).rev() {
             let c = W::load(coeffs, row);
             let bits = if c.is_zero() {
-                free_row(row as u64, seed_mix)
+                free.bits(row as u64)
             } else if standard {
                 results.get(row).copied().unwrap_or(0)
             } else {

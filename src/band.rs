@@ -8,7 +8,7 @@
 use crate::dispatch::{self, Backend};
 use crate::error::Error;
 use crate::filter::FilterRef;
-use crate::hash::{Coeff, Equation, Expander};
+use crate::hash::{Coeff, Equation, Expander, FreeRows};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Width};
 use crate::word::Word;
 
@@ -218,7 +218,7 @@ impl<'s> Banding<'s> {
         dispatch::back_substitute(
             self.backend,
             &self.geometry,
-            self.expander.seed_mix,
+            FreeRows::Pseudorandom(self.expander.seed_mix),
             self.coeffs,
             self.results,
             payload,

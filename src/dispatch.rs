@@ -10,8 +10,9 @@ use crate::arch::x86_64 as x86_kernels;
 use crate::detect::{self, Features};
 use crate::error::Error;
 use crate::filter::Parts;
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, Width};
-use crate::query;
+use crate::query::{self, NativeProbes, Probes};
 use crate::solve;
 
 /// The backend set with [`Backend::force`]: 0 for none, else code + 1.
@@ -128,88 +129,165 @@ impl Backend {
 // checked `with_backend`), and builds use `Backend::current()`. That is the
 // check each `// SAFETY:` comment below refers to.
 
-/// Runs `$body` with `$W` bound to the word type of `$width`.
-macro_rules! with_word {
-    ($width:expr, $W:ident => $body:expr) => {
-        match $width {
-            Width::W64 => {
-                type $W = u64;
-                $body
+/// The kernels of every backend for one word width. Implemented for `u64`
+/// and `u128` by [`impl_kernels`], so each `match` below is written once.
+pub(crate) trait Kernels: Coeff {
+    /// Single query of a non-empty filter.
+    fn contains<P: Probes<Self>>(backend: Backend, probes: &P, payload: &[u8], hash: u64) -> bool;
+    /// Batch query of a non-empty filter; `out.len() == hashes.len()`.
+    fn contains_batch<P: Probes<Self>>(
+        backend: Backend,
+        probes: &P,
+        payload: &[u8],
+        hashes: &[u64],
+        out: &mut [bool],
+    );
+    /// Back-substitution of a banded system into ICML payload bytes.
+    fn back_substitute(
+        backend: Backend,
+        g: &Geometry,
+        free: FreeRows,
+        coeffs: &[u64],
+        results: &[u64],
+        payload: &mut [u8],
+    );
+}
+
+macro_rules! impl_kernels {
+    ($W:ty) => {
+        impl Kernels for $W {
+            #[inline]
+            fn contains<P: Probes<$W>>(
+                backend: Backend,
+                probes: &P,
+                payload: &[u8],
+                hash: u64,
+            ) -> bool {
+                match backend {
+                    #[cfg(ribbon_avx512_kernels)]
+                    // SAFETY: the backend is available (see above).
+                    Backend::Avx512 => unsafe {
+                        x86_kernels::avx512::contains::<$W, P>(probes, payload, hash)
+                    },
+                    #[cfg(ribbon_x86_kernels)]
+                    // SAFETY: the backend is available (see above).
+                    Backend::Avx2 => unsafe {
+                        x86_kernels::avx2::contains::<$W, P>(probes, payload, hash)
+                    },
+                    #[cfg(ribbon_neon_kernels)]
+                    // SAFETY: NEON is part of this target.
+                    Backend::Neon => unsafe {
+                        aarch64_kernels::neon::contains::<$W, P>(probes, payload, hash)
+                    },
+                    _ => query::matches(payload, &probes.probe(hash)),
+                }
             }
-            Width::W128 => {
-                type $W = u128;
-                $body
+
+            fn contains_batch<P: Probes<$W>>(
+                backend: Backend,
+                probes: &P,
+                payload: &[u8],
+                hashes: &[u64],
+                out: &mut [bool],
+            ) {
+                match backend {
+                    #[cfg(ribbon_avx512_kernels)]
+                    // SAFETY: the backend is available (see above).
+                    Backend::Avx512 => unsafe {
+                        x86_kernels::avx512::contains_batch::<$W, P>(probes, payload, hashes, out)
+                    },
+                    #[cfg(ribbon_x86_kernels)]
+                    // SAFETY: the backend is available (see above).
+                    Backend::Avx2 => unsafe {
+                        x86_kernels::avx2::contains_batch::<$W, P>(probes, payload, hashes, out)
+                    },
+                    #[cfg(ribbon_neon_kernels)]
+                    // SAFETY: NEON is part of this target.
+                    Backend::Neon => unsafe {
+                        aarch64_kernels::neon::contains_batch::<$W, P>(probes, payload, hashes, out)
+                    },
+                    // SAFETY: the portable kernel uses no special instructions.
+                    _ => unsafe {
+                        generic::contains_batch::<$W, P, Portable>(probes, payload, hashes, out)
+                    },
+                }
+            }
+
+            fn back_substitute(
+                backend: Backend,
+                g: &Geometry,
+                free: FreeRows,
+                coeffs: &[u64],
+                results: &[u64],
+                payload: &mut [u8],
+            ) {
+                match backend {
+                    #[cfg(ribbon_avx512_kernels)]
+                    // SAFETY: the backend is available (see above).
+                    Backend::Avx512 => unsafe {
+                        x86_kernels::avx512::back_substitute::<$W>(
+                            g, free, coeffs, results, payload,
+                        )
+                    },
+                    #[cfg(ribbon_x86_kernels)]
+                    // SAFETY: the backend is available (see above).
+                    Backend::Avx2 => unsafe {
+                        x86_kernels::avx2::back_substitute::<$W>(g, free, coeffs, results, payload)
+                    },
+                    #[cfg(ribbon_neon_kernels)]
+                    // SAFETY: NEON is part of this target.
+                    Backend::Neon => unsafe {
+                        aarch64_kernels::neon::back_substitute::<$W>(
+                            g, free, coeffs, results, payload,
+                        )
+                    },
+                    _ => solve::back_substitute::<$W>(g, free, coeffs, results, payload),
+                }
             }
         }
     };
 }
 
-/// Single query.
+impl_kernels!(u64);
+impl_kernels!(u128);
+
+/// Single query of a native filter.
 #[inline]
 pub(crate) fn contains(backend: Backend, p: Parts<'_>, hash: u64) -> bool {
     if p.geometry.num_blocks == 0 {
         return false;
     }
-    with_word!(p.geometry.width, W => match backend {
-        #[cfg(ribbon_avx512_kernels)]
-        // SAFETY: the backend is available (see above).
-        Backend::Avx512 => unsafe { x86_kernels::avx512::contains::<W>(&p, hash) },
-        #[cfg(ribbon_x86_kernels)]
-        // SAFETY: the backend is available (see above).
-        Backend::Avx2 => unsafe { x86_kernels::avx2::contains::<W>(&p, hash) },
-        #[cfg(ribbon_neon_kernels)]
-        // SAFETY: NEON is part of this target.
-        Backend::Neon => unsafe { aarch64_kernels::neon::contains::<W>(&p, hash) },
-        _ => query::contains::<W>(&p.geometry, &p.expander, p.payload, hash),
-    })
+    let probes = NativeProbes::new(&p);
+    match p.geometry.width {
+        Width::W64 => u64::contains(backend, &probes, p.payload, hash),
+        Width::W128 => u128::contains(backend, &probes, p.payload, hash),
+    }
 }
 
-/// Batch query; `out.len() == hashes.len()`.
+/// Batch query of a native filter; `out.len() == hashes.len()`.
 pub(crate) fn contains_batch(backend: Backend, p: Parts<'_>, hashes: &[u64], out: &mut [bool]) {
     if p.geometry.num_blocks == 0 {
         out.fill(false);
         return;
     }
-    with_word!(p.geometry.width, W => match backend {
-        #[cfg(ribbon_avx512_kernels)]
-        // SAFETY: the backend is available (see above).
-        Backend::Avx512 => unsafe { x86_kernels::avx512::contains_batch::<W>(&p, hashes, out) },
-        #[cfg(ribbon_x86_kernels)]
-        // SAFETY: the backend is available (see above).
-        Backend::Avx2 => unsafe { x86_kernels::avx2::contains_batch::<W>(&p, hashes, out) },
-        #[cfg(ribbon_neon_kernels)]
-        // SAFETY: NEON is part of this target.
-        Backend::Neon => unsafe { aarch64_kernels::neon::contains_batch::<W>(&p, hashes, out) },
-        // SAFETY: the portable kernel uses no special instructions.
-        _ => unsafe { generic::contains_batch::<W, Portable>(&p, hashes, out) },
-    })
+    let probes = NativeProbes::new(&p);
+    match p.geometry.width {
+        Width::W64 => u64::contains_batch(backend, &probes, p.payload, hashes, out),
+        Width::W128 => u128::contains_batch(backend, &probes, p.payload, hashes, out),
+    }
 }
 
 /// Back-substitution of a banded system into ICML payload bytes.
 pub(crate) fn back_substitute(
     backend: Backend,
     g: &Geometry,
-    seed_mix: u64,
+    free: FreeRows,
     coeffs: &[u64],
     results: &[u64],
     payload: &mut [u8],
 ) {
-    with_word!(g.width, W => match backend {
-        #[cfg(ribbon_avx512_kernels)]
-        // SAFETY: the backend is available (see above).
-        Backend::Avx512 => unsafe {
-            x86_kernels::avx512::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
-        },
-        #[cfg(ribbon_x86_kernels)]
-        // SAFETY: the backend is available (see above).
-        Backend::Avx2 => unsafe {
-            x86_kernels::avx2::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
-        },
-        #[cfg(ribbon_neon_kernels)]
-        // SAFETY: NEON is part of this target.
-        Backend::Neon => unsafe {
-            aarch64_kernels::neon::back_substitute::<W>(g, seed_mix, coeffs, results, payload)
-        },
-        _ => solve::back_substitute::<W>(g, seed_mix, coeffs, results, payload),
-    })
+    match g.width {
+        Width::W64 => u64::back_substitute(backend, g, free, coeffs, results, payload),
+        Width::W128 => u128::back_substitute(backend, g, free, coeffs, results, payload),
+    }
 }

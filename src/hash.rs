@@ -97,6 +97,27 @@ pub(crate) fn free_row(row: u64, seed_mix: u64) -> u64 {
     folded_product(row ^ seed_mix ^ FREE_ROW_SALT, FREE_ROW)
 }
 
+/// What back-substitution puts into free (empty) rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FreeRows {
+    /// [`free_row`] bits under this seed mix: this crate's filters.
+    Pseudorandom(u64),
+    /// Zero, as RocksDB's Standard Ribbon writes.
+    #[cfg_attr(not(feature = "rocksdb"), allow(dead_code))]
+    Zero,
+}
+
+impl FreeRows {
+    /// The solution bits of free row `row`, column `j` in bit `j`.
+    #[inline(always)]
+    pub(crate) fn bits(self, row: u64) -> u64 {
+        match self {
+            FreeRows::Pseudorandom(seed_mix) => free_row(row, seed_mix),
+            FreeRows::Zero => 0,
+        }
+    }
+}
+
 /// The equation a key hash contributes to a filter's linear system.
 ///
 /// `coeff · Z[start .. start + w] = result` over GF(2), where `Z` is the

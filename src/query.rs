@@ -42,10 +42,49 @@ impl<W: Coeff> Probe<W> {
     };
 }
 
+/// Turns key hashes into probes. This crate's filters use [`NativeProbes`];
+/// a foreign format with its own hashing over the same ICML layout (the
+/// `rocksdb` module) brings its own, and every kernel serves both.
+pub(crate) trait Probes<W> {
+    /// The probe of `hash`.
+    fn probe(&self, hash: u64) -> Probe<W>;
+}
+
+/// This crate's hashing ([`Expander`]) over a geometry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NativeProbes {
+    geometry: Geometry,
+    expander: Expander,
+}
+
+impl NativeProbes {
+    #[inline(always)]
+    pub(crate) fn new(p: &crate::filter::Parts<'_>) -> NativeProbes {
+        NativeProbes {
+            geometry: p.geometry,
+            expander: p.expander,
+        }
+    }
+}
+
+impl<W: Coeff> Probes<W> for NativeProbes {
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> Probe<W> {
+        probe(&self.geometry, &self.expander, hash)
+    }
+}
+
 /// Hash expansion plus ICML index math for one key of a non-empty filter.
 #[inline(always)]
 pub(crate) fn probe<W: Coeff>(g: &Geometry, ex: &Expander, hash: u64) -> Probe<W> {
     let (start, c, expected) = ex.expand::<W>(hash);
+    probe_for(g, start, c, expected)
+}
+
+/// ICML index math for an equation `c · Z[start..start + w] = expected` of
+/// a non-empty geometry (`start < num_starts`).
+#[inline(always)]
+pub(crate) fn probe_for<W: Coeff>(g: &Geometry, start: u64, c: W, expected: u64) -> Probe<W> {
     let block = (start / u64::from(W::BITS)) as usize;
     let shift = (start % u64::from(W::BITS)) as u32;
     let columns = g.block_columns(block) as usize;
@@ -90,11 +129,4 @@ pub(crate) fn matches<W: Coeff>(payload: &[u8], p: &Probe<W>) -> bool {
         }
     }
     true
-}
-
-/// Whether `hash` may be in the filter. `payload` holds the ICML words of a
-/// validated, non-empty geometry.
-#[inline(always)]
-pub(crate) fn contains<W: Coeff>(g: &Geometry, ex: &Expander, payload: &[u8], hash: u64) -> bool {
-    matches(payload, &probe::<W>(g, ex, hash))
 }

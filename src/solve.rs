@@ -6,7 +6,7 @@
 //! `coefficients & state`, xor the result bit, and set it as bit 0. After the
 //! first row of a block the state words are exactly that block's ICML words.
 
-use crate::hash::free_row;
+use crate::hash::FreeRows;
 use crate::layout::Geometry;
 use crate::word::Word;
 
@@ -15,7 +15,7 @@ use crate::word::Word;
 /// ICML payload. `payload.len()` must be `g.payload_bytes()`.
 pub(crate) fn back_substitute<W: Word>(
     g: &Geometry,
-    seed_mix: u64,
+    free: FreeRows,
     coeffs: &[u64],
     results: &[u64],
     payload: &mut [u8],
@@ -30,7 +30,7 @@ pub(crate) fn back_substitute<W: Word>(
         for row in (block * w..block * w + w).rev() {
             let c = W::load(coeffs, row);
             if c.is_zero() {
-                let bits = free_row(row as u64, seed_mix);
+                let bits = free.bits(row as u64);
                 for (j, s) in state.iter_mut().take(columns).enumerate() {
                     *s = (*s << 1) | W::from_bit(bits >> j);
                 }

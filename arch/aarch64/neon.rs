@@ -8,10 +8,9 @@
 use core::arch::aarch64::*;
 
 use crate::arch::generic::{self, QueryKernel, SolveLanes};
-use crate::filter::Parts;
-use crate::hash::Coeff;
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{self, Probe};
+use crate::query::{self, Probe, Probes};
 use crate::word::Word;
 
 /// The NEON instruction set.
@@ -181,25 +180,29 @@ impl SolveLanes<u128> for Neon {
 /// # Safety
 /// Always safe on the targets this module is built for; `unsafe` to mirror
 /// the x86 kernels.
-pub(crate) unsafe fn contains<W: Coeff>(p: &Parts<'_>, hash: u64) -> bool
+pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(probes: &P, payload: &[u8], hash: u64) -> bool
 where
     Neon: QueryKernel<W>,
 {
-    let probe = query::probe::<W>(&p.geometry, &p.expander, hash);
+    let probe = probes.probe(hash);
     // SAFETY: NEON is part of the target; the probe belongs to `p`.
-    unsafe { <Neon as QueryKernel<W>>::matches(p.payload, &probe) }
+    unsafe { <Neon as QueryKernel<W>>::matches(payload, &probe) }
 }
 
 /// Batch query.
 ///
 /// # Safety
 /// As for [`contains`].
-pub(crate) unsafe fn contains_batch<W: Coeff>(p: &Parts<'_>, hashes: &[u64], out: &mut [bool])
-where
+pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
+    probes: &P,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+) where
     Neon: QueryKernel<W>,
 {
     // SAFETY: NEON is part of the target.
-    unsafe { generic::contains_batch::<W, Neon>(p, hashes, out) }
+    unsafe { generic::contains_batch::<W, P, Neon>(probes, payload, hashes, out) }
 }
 
 /// Back-substitution.
@@ -208,7 +211,7 @@ where
 /// As for [`contains`].
 pub(crate) unsafe fn back_substitute<W: Coeff>(
     g: &Geometry,
-    seed_mix: u64,
+    free: FreeRows,
     coeffs: &[u64],
     results: &[u64],
     payload: &mut [u8],
@@ -216,5 +219,5 @@ pub(crate) unsafe fn back_substitute<W: Coeff>(
     Neon: SolveLanes<W>,
 {
     // SAFETY: NEON is part of the target.
-    unsafe { generic::back_substitute::<W, Neon>(g, seed_mix, coeffs, results, payload) }
+    unsafe { generic::back_substitute::<W, Neon>(g, free, coeffs, results, payload) }
 }

@@ -4,10 +4,9 @@
 use core::arch::x86_64::*;
 
 use crate::arch::generic::{self, Portable, QueryKernel, SolveLanes};
-use crate::filter::Parts;
-use crate::hash::Coeff;
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, column_mask};
-use crate::query::{self, Probe};
+use crate::query::{Probe, Probes};
 
 /// The AVX2 instruction set.
 pub(crate) struct Avx2;
@@ -212,13 +211,13 @@ impl SolveLanes<u128> for Avx2 {
 /// # Safety
 /// AVX2 is available.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn contains<W: Coeff>(p: &Parts<'_>, hash: u64) -> bool
+pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(probes: &P, payload: &[u8], hash: u64) -> bool
 where
     Avx2: QueryKernel<W>,
 {
-    let probe = query::probe::<W>(&p.geometry, &p.expander, hash);
+    let probe = probes.probe(hash);
     // SAFETY: AVX2 is enabled for this function; the probe belongs to `p`.
-    unsafe { <Avx2 as QueryKernel<W>>::matches(p.payload, &probe) }
+    unsafe { <Avx2 as QueryKernel<W>>::matches(payload, &probe) }
 }
 
 /// Batch query.
@@ -226,12 +225,16 @@ where
 /// # Safety
 /// AVX2 is available.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn contains_batch<W: Coeff>(p: &Parts<'_>, hashes: &[u64], out: &mut [bool])
-where
+pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
+    probes: &P,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+) where
     Avx2: QueryKernel<W>,
 {
     // SAFETY: AVX2 is enabled for this function.
-    unsafe { generic::contains_batch::<W, Avx2>(p, hashes, out) }
+    unsafe { generic::contains_batch::<W, P, Avx2>(probes, payload, hashes, out) }
 }
 
 /// Back-substitution.
@@ -241,7 +244,7 @@ where
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn back_substitute<W: Coeff>(
     g: &Geometry,
-    seed_mix: u64,
+    free: FreeRows,
     coeffs: &[u64],
     results: &[u64],
     payload: &mut [u8],
@@ -249,5 +252,5 @@ pub(crate) unsafe fn back_substitute<W: Coeff>(
     Avx2: SolveLanes<W>,
 {
     // SAFETY: AVX2 is enabled for this function.
-    unsafe { generic::back_substitute::<W, Avx2>(g, seed_mix, coeffs, results, payload) }
+    unsafe { generic::back_substitute::<W, Avx2>(g, free, coeffs, results, payload) }
 }

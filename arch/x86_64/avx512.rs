@@ -4,10 +4,9 @@
 use core::arch::x86_64::*;
 
 use crate::arch::generic::{self, QueryKernel, SolveLanes};
-use crate::filter::Parts;
-use crate::hash::Coeff;
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{self, Probe};
+use crate::query::{Probe, Probes};
 
 /// The AVX-512F + VPOPCNTDQ instruction set (with AVX2).
 pub(crate) struct Avx512;
@@ -196,14 +195,14 @@ impl SolveLanes<u128> for Avx512 {
 /// # Safety
 /// AVX-512F, AVX-512 VPOPCNTDQ and AVX2 are available.
 #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
-pub(crate) unsafe fn contains<W: Coeff>(p: &Parts<'_>, hash: u64) -> bool
+pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(probes: &P, payload: &[u8], hash: u64) -> bool
 where
     Avx512: QueryKernel<W>,
 {
-    let probe = query::probe::<W>(&p.geometry, &p.expander, hash);
+    let probe = probes.probe(hash);
     // SAFETY: the features are enabled for this function; the probe belongs
     // to `p`.
-    unsafe { <Avx512 as QueryKernel<W>>::matches(p.payload, &probe) }
+    unsafe { <Avx512 as QueryKernel<W>>::matches(payload, &probe) }
 }
 
 /// Batch query.
@@ -211,12 +210,16 @@ where
 /// # Safety
 /// As for [`contains`].
 #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
-pub(crate) unsafe fn contains_batch<W: Coeff>(p: &Parts<'_>, hashes: &[u64], out: &mut [bool])
-where
+pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
+    probes: &P,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+) where
     Avx512: QueryKernel<W>,
 {
     // SAFETY: the features are enabled for this function.
-    unsafe { generic::contains_batch::<W, Avx512>(p, hashes, out) }
+    unsafe { generic::contains_batch::<W, P, Avx512>(probes, payload, hashes, out) }
 }
 
 /// Back-substitution.
@@ -226,7 +229,7 @@ where
 #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
 pub(crate) unsafe fn back_substitute<W: Coeff>(
     g: &Geometry,
-    seed_mix: u64,
+    free: FreeRows,
     coeffs: &[u64],
     results: &[u64],
     payload: &mut [u8],
@@ -234,5 +237,5 @@ pub(crate) unsafe fn back_substitute<W: Coeff>(
     Avx512: SolveLanes<W>,
 {
     // SAFETY: the features are enabled for this function.
-    unsafe { generic::back_substitute::<W, Avx512>(g, seed_mix, coeffs, results, payload) }
+    unsafe { generic::back_substitute::<W, Avx512>(g, free, coeffs, results, payload) }
 }
