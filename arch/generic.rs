@@ -105,13 +105,38 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     results: &[u64],
     payload: &mut [u8],
 ) {
+    let max_columns =
+        (g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks)).min(64);
+    // The state lives in registers when the number of vectors is a
+    // constant; one or two vectors cover up to 16 columns on AVX-512.
+    // SAFETY (all three): the caller guarantees the instruction set.
+    match max_columns.div_ceil(L::LANES) {
+        0 | 1 => unsafe { solve_vectors::<W, L, 1>(g, free, coeffs, results, payload) },
+        2 => unsafe { solve_vectors::<W, L, 2>(g, free, coeffs, results, payload) },
+        _ => unsafe { solve_vectors::<W, L, MAX_VECTORS>(g, free, coeffs, results, payload) },
+    }
+}
+
+/// [`back_substitute`] with `N` state vectors (`N * LANES >= columns`).
+///
+/// # Safety
+/// As for [`back_substitute`].
+#[inline(always)]
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
+unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
+    g: &Geometry,
+    free: FreeRows,
+    coeffs: &[u64],
+    results: &[u64],
+    payload: &mut [u8],
+) {
     let w = W::BITS as usize;
     let standard = g.kind.is_standard();
     let max_columns =
         (g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks)).min(64);
-    let vectors = max_columns.div_ceil(L::LANES).min(MAX_VECTORS);
+    let vectors = max_columns.div_ceil(L::LANES).min(N);
     // SAFETY (all calls below): the caller guarantees the instruction set.
-    let mut state = [unsafe { L::zero() }; MAX_VECTORS];
+    let mut state = [unsafe { L::zero() }; N];
     let mut words = [W::ZERO; 64 + 8];
     for block in (0..g.num_blocks).rev() {
         for row in (block * w..block * w + w).rev() {
@@ -123,7 +148,10 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
             } else {
                 0
             };
-            for (k, s) in state.iter_mut().take(vectors).enumerate() {
+            for (k, s) in state.iter_mut().enumerate() {
+                if N == MAX_VECTORS && k >= vectors {
+                    break;
+                }
                 *s = unsafe { L::step(*s, c, bits >> ((k * L::LANES) & 63)) };
             }
         }

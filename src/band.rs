@@ -27,6 +27,24 @@ pub enum AddOutcome {
     Inconsistent,
 }
 
+/// Slots per bucket when keys are banded in start order: the rows a bucket
+/// touches (16 KiB of coefficients for w = 64) stay in the L1/L2 cache.
+const SLOTS_PER_BUCKET: usize = 2048;
+/// Below this many keys the system fits in cache anyway.
+const SORT_MIN_KEYS: usize = 4096;
+
+/// log2 of the number of start buckets for a geometry (at most 2^20).
+fn bucket_bits(g: &Geometry) -> u32 {
+    let buckets = g.num_slots().div_ceil(SLOTS_PER_BUCKET).max(1);
+    buckets.next_power_of_two().trailing_zeros().min(20)
+}
+
+/// Extra u64 words of scratch for banding `n` keys in start order: the
+/// reordered hashes and one counter per bucket.
+pub(crate) fn sort_scratch_words(g: &Geometry, n: usize) -> Option<usize> {
+    n.checked_add(1usize << bucket_bits(g))
+}
+
 /// u64 words of scratch a geometry needs.
 pub(crate) fn scratch_words(g: &Geometry) -> Option<usize> {
     let coeff = g.num_slots().checked_mul(g.w() / 64)?;
@@ -179,6 +197,58 @@ impl<'s> Banding<'s> {
             (Width::W128, false) => self.add_many::<u128, false>(hashes),
             (Width::W128, true) => self.add_many::<u128, true>(hashes),
         }
+    }
+
+    /// Adds every hash like [`Banding::add_all`], but in order of start
+    /// position, so that the rows touched move through memory in order
+    /// (the paper's and BuRR's advice for large systems). The finished
+    /// filter is the same: the solution does not depend on insertion order.
+    /// `sort` is extra scratch of [`sort_scratch_words`] words; with less,
+    /// or few keys, this falls back to arrival order. `Err(())` on the
+    /// first inconsistency (Standard Ribbon).
+    pub(crate) fn add_all_sorted(&mut self, hashes: &[u64], sort: &mut [u64]) -> Result<(), ()> {
+        let bits = bucket_bits(&self.geometry);
+        let buckets = 1usize << bits;
+        let need = hashes.len() + buckets;
+        if hashes.len() < SORT_MIN_KEYS || self.geometry.num_blocks == 0 || sort.len() < need {
+            return self.add_all(hashes).map_err(|_| ());
+        }
+        let Some((ordered, counts)) = sort.split_at_mut_checked(hashes.len()) else {
+            return self.add_all(hashes).map_err(|_| ());
+        };
+        let Some(counts) = counts.get_mut(..buckets) else {
+            return self.add_all(hashes).map_err(|_| ());
+        };
+        // The start is a non-decreasing function of the remixed hash, so
+        // its top bits order keys by start.
+        let seed_mix = self.expander.seed_mix;
+        let bucket = |hash: u64| -> usize {
+            let x = crate::hash::remix(hash, seed_mix);
+            // x >> (64 - bits), without a 64-bit shift when bits is 0.
+            ((x >> 1) >> (63 - bits)) as usize
+        };
+        counts.fill(0);
+        for &h in hashes {
+            if let Some(c) = counts.get_mut(bucket(h)) {
+                *c += 1;
+            }
+        }
+        // Exclusive prefix sums: where each bucket starts.
+        let mut total = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = total;
+            total += n;
+        }
+        for &h in hashes {
+            if let Some(at) = counts.get_mut(bucket(h)) {
+                if let Some(slot) = ordered.get_mut(*at as usize) {
+                    *slot = h;
+                }
+                *at += 1;
+            }
+        }
+        self.add_all(ordered).map_err(|_| ())
     }
 
     fn count(&mut self, outcome: AddOutcome) {

@@ -236,8 +236,27 @@ impl Plan {
         })
     }
 
-    /// `u64` words of scratch [`Plan::build`] and [`Plan::banding`] need.
+    /// `u64` words of scratch [`Plan::build`] needs: one or two words per
+    /// slot for the banded system, plus, for plans made for a number of
+    /// keys, one word per key and one per bucket of 2048 slots so that keys
+    /// can be banded in start order (much faster for large filters; see the
+    /// README). [`Plan::banding`] needs only [`Plan::banding_scratch_words`].
+    /// The scratch is free again once the build returns.
     pub fn scratch_words(&self) -> usize {
+        let system = band::scratch_words(&self.geometry);
+        let sort = band::sort_scratch_words(&self.geometry, self.num_keys.unwrap_or(0));
+        system
+            .zip(sort)
+            .and_then(|(a, b)| a.checked_add(b))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// `u64` words of scratch [`Plan::banding`] needs: the banded system
+    /// alone. Incremental banding adds keys in arrival order, so a caller
+    /// short of memory can build with this much through [`Plan::banding`],
+    /// [`Banding::add_all`] and [`Banding::finish`], more slowly for large
+    /// filters.
+    pub fn banding_scratch_words(&self) -> usize {
         band::scratch_words(&self.geometry).unwrap_or(usize::MAX)
     }
 
@@ -320,6 +339,9 @@ impl Plan {
         if scratch.len() < self.scratch_words() {
             return Err(Error::ScratchTooSmall);
         }
+        let (scratch, sort) = scratch
+            .split_at_mut_checked(self.banding_scratch_words())
+            .ok_or(Error::ScratchTooSmall)?;
         let len = self.filter_bytes();
         let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
         // A previous filter in this buffer must not survive a failed build.
@@ -334,7 +356,7 @@ impl Plan {
         for attempt in 0..seeds {
             let seed = self.seed.wrapping_add(attempt);
             let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch)?;
-            if banding.add_all(hashes).is_ok() {
+            if banding.add_all_sorted(hashes, sort).is_ok() {
                 return banding.finish(out);
             }
         }

@@ -176,6 +176,7 @@ fn upper_snake(name: &str) -> String {
 /// The checked-in header must agree with the Rust side: every status code,
 /// kind and backend.
 #[test]
+#[cfg_attr(miri, ignore = "reads a file")]
 fn header_matches_rust_constants() {
     let header = std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap();
     let define = |name: &str| -> i64 {

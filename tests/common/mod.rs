@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod cases;
+pub mod dense;
+
 use ribbon_kernel::{Kind, Width};
 
 pub const KINDS: [Kind; 3] = [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash];

@@ -1,0 +1,207 @@
+//! Fuzz cases and their checks, shared by the cargo-fuzz targets in `fuzz/`
+//! and by `tests/fuzz_regressions.rs`, which replays saved inputs under
+//! plain `cargo test`. A case's `Debug` output is a ready reproducer.
+
+use arbitrary::Arbitrary;
+use ribbon_kernel::{AddOutcome, Backend, Equation, Error, FilterRef, Kind, Plan, Width};
+
+use super::dense::{DenseRow, DenseSolver, check_solution};
+
+fn kind(code: u8) -> Kind {
+    match code % 3 {
+        0 => Kind::Homogeneous,
+        1 => Kind::Standard,
+        _ => Kind::StandardSmash,
+    }
+}
+
+fn width(wide: bool) -> Width {
+    if wide { Width::W128 } else { Width::W64 }
+}
+
+fn backends() -> impl Iterator<Item = Backend> {
+    Backend::ALL.into_iter().filter(|b| b.is_available())
+}
+
+/// Queries `view` on every available backend, single and batch, and checks
+/// they all agree with the scalar single answers, which are returned.
+pub fn answers_on_every_backend(view: FilterRef<'_>, probes: &[u64]) -> Vec<bool> {
+    let scalar = view.with_backend(Backend::Scalar).unwrap();
+    let expect: Vec<bool> = probes.iter().map(|&h| scalar.contains(h)).collect();
+    for backend in backends() {
+        let v = view.with_backend(backend).unwrap();
+        let mut batch = vec![false; probes.len()];
+        v.contains_batch(probes, &mut batch).unwrap();
+        assert_eq!(
+            batch,
+            expect,
+            "{} batch differs from scalar",
+            backend.name()
+        );
+        for (h, e) in probes.iter().zip(&expect) {
+            assert_eq!(
+                v.contains(*h),
+                *e,
+                "{} single differs from scalar",
+                backend.name()
+            );
+        }
+    }
+    expect
+}
+
+/// Arbitrary bytes as a serialized filter: refused, or queryable.
+pub fn check_bytes(data: &[u8]) {
+    if let Ok(view) = FilterRef::from_bytes(data) {
+        let mut probes = vec![0, 1, u64::MAX, 1 << 63, data.len() as u64];
+        probes.extend(data.chunks(8).map(|c| {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        }));
+        answers_on_every_backend(view, &probes);
+    }
+}
+
+/// A filter built from arbitrary hashes with an arbitrary plan.
+#[derive(Arbitrary, Debug)]
+pub struct BuildCase {
+    pub kind: u8,
+    pub wide: bool,
+    pub millibits: u16,
+    pub seed: u32,
+    pub hashes: Vec<u64>,
+    pub probes: Vec<u64>,
+}
+
+/// No false negative; single equals batch; every backend builds the same
+/// bytes and answers the same.
+pub fn check_build(case: &BuildCase) {
+    let Ok(plan) = Plan::new(
+        kind(case.kind),
+        width(case.wide),
+        case.hashes.len(),
+        u32::from(case.millibits),
+    ) else {
+        // Refused only for no bits, or for more than 64 columns per slot.
+        assert!(
+            case.millibits == 0 || case.millibits > 64_000,
+            "plan refused for {} millibits",
+            case.millibits
+        );
+        return;
+    };
+    let plan = plan.with_seed(case.seed);
+    let mut scratch = vec![0u64; plan.scratch_words()];
+    let mut reference = vec![0u8; plan.filter_bytes()];
+    let scalar = plan.with_backend(Backend::Scalar).unwrap();
+    match scalar.build(&case.hashes, &mut scratch, &mut reference) {
+        Ok(_) => {}
+        // Only a Standard system can be inconsistent under every seed.
+        Err(Error::ConstructionFailed) if plan.kind() != Kind::Homogeneous => return,
+        Err(e) => panic!("build failed: {e}"),
+    }
+    for backend in backends() {
+        let mut bytes = vec![0u8; plan.filter_bytes()];
+        let plan = plan.with_backend(backend).unwrap();
+        plan.build(&case.hashes, &mut scratch, &mut bytes).unwrap();
+        assert_eq!(
+            bytes,
+            reference,
+            "{} builds different bytes",
+            backend.name()
+        );
+    }
+    let view = FilterRef::from_bytes(&reference).unwrap();
+    let mut probes = case.hashes.clone();
+    probes.extend_from_slice(&case.probes);
+    let answers = answers_on_every_backend(view, &probes);
+    assert!(
+        answers[..case.hashes.len()].iter().all(|&a| a),
+        "false negative"
+    );
+}
+
+/// An arbitrary fixed-size filter whose payload bits are then scribbled
+/// on (payload bits are not validated): every backend must still agree.
+#[derive(Arbitrary, Debug)]
+pub struct BackendCase {
+    pub kind: u8,
+    pub wide: bool,
+    pub blocks: u8,
+    pub millicolumns: u16,
+    pub hashes: Vec<u64>,
+    pub scribbles: Vec<(u16, u8)>,
+    pub probes: Vec<u64>,
+}
+
+pub fn check_backends(case: &BackendCase) {
+    let w = width(case.wide);
+    let slots = (usize::from(case.blocks) % 8 + 1) * w.bits() as usize;
+    let Ok(plan) = Plan::with_slots(kind(case.kind), w, slots, u32::from(case.millicolumns)) else {
+        return;
+    };
+    let mut scratch = vec![0u64; plan.scratch_words()];
+    let mut bytes = vec![0u8; plan.filter_bytes()];
+    let mut banding = plan.banding(&mut scratch).unwrap();
+    for &h in &case.hashes {
+        if banding.add(h) == AddOutcome::Inconsistent {
+            break;
+        }
+    }
+    banding.finish(&mut bytes).unwrap();
+    let header = ribbon_kernel::HEADER_BYTES;
+    let payload = bytes.len() - header;
+    if payload > 0 {
+        for &(at, bits) in &case.scribbles {
+            bytes[header + usize::from(at) % payload] ^= bits;
+        }
+    }
+    let view = FilterRef::from_bytes(&bytes).unwrap();
+    let mut probes = case.probes.clone();
+    probes.extend_from_slice(&case.hashes);
+    answers_on_every_backend(view, &probes);
+}
+
+/// Incremental banding of a small system against dense Gaussian
+/// elimination, then the finished solution against every equation.
+#[derive(Arbitrary, Debug)]
+pub struct BandingCase {
+    pub kind: u8,
+    pub wide: bool,
+    pub blocks: u8,
+    pub millicolumns: u16,
+    pub seed: u32,
+    pub hashes: Vec<u64>,
+}
+
+pub fn check_banding(case: &BandingCase) {
+    let w = width(case.wide);
+    let slots = (usize::from(case.blocks) % 4 + 1) * w.bits() as usize;
+    let Ok(plan) = Plan::with_slots(kind(case.kind), w, slots, u32::from(case.millicolumns)) else {
+        return;
+    };
+    let plan = plan.with_seed(case.seed);
+    let m = plan.num_slots();
+    let mut scratch = vec![0u64; plan.scratch_words()];
+    let mut bytes = vec![0u8; plan.filter_bytes()];
+    let mut banding = plan.banding(&mut scratch).unwrap();
+    let mut dense = DenseSolver::new(m);
+    let mut added: Vec<(u64, Equation)> = Vec::new();
+    for &h in case.hashes.iter().take(4 * m) {
+        let e = banding.equation(h);
+        let expect = dense.add(DenseRow::from_equation(&e, m));
+        let got = banding.add(h);
+        assert_eq!(got, expect, "outcome of {h:#x}");
+        if got != AddOutcome::Inconsistent {
+            added.push((h, e));
+        }
+    }
+    assert_eq!(banding.inserted() as usize, dense.rank());
+    let filter = banding.finish(&mut bytes).unwrap();
+    for (h, _) in &added {
+        assert!(filter.contains(*h), "false negative {h:#x}");
+    }
+    let equations: Vec<Equation> = added.iter().map(|(_, e)| *e).collect();
+    check_solution(filter.as_bytes(), &equations);
+}

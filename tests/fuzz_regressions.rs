@@ -1,0 +1,81 @@
+//! Replays every saved fuzz input under plain `cargo test`.
+//!
+//! Inputs live in `tests/fuzz_regressions/<target>/`, one file per case,
+//! named after what they found. Add a crashing input found by
+//! `cargo +nightly fuzz run <target>` there (minimized with
+//! `cargo +nightly fuzz tmin`) once the bug is fixed; the same check then
+//! runs on every `cargo test`. A small seed case per target is kept so that
+//! every replay path runs even before anything was found.
+
+mod common;
+
+use std::path::PathBuf;
+
+use arbitrary::{Arbitrary, Unstructured};
+use common::cases;
+
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fuzz_regressions")
+        .join(target);
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .filter(|(name, _)| !name.starts_with('.'))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no inputs in {}", dir.display());
+    files
+}
+
+/// Decodes a case exactly as libfuzzer-sys's `fuzz_target!` does.
+fn decode<'a, T: Arbitrary<'a>>(bytes: &'a [u8]) -> Option<T> {
+    T::arbitrary_take_rest(Unstructured::new(bytes)).ok()
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_from_bytes() {
+    for (name, bytes) in inputs("from_bytes") {
+        eprintln!("from_bytes/{name}");
+        cases::check_bytes(&bytes);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_build_query() {
+    for (name, bytes) in inputs("build_query") {
+        if let Some(case) = decode::<cases::BuildCase>(&bytes) {
+            eprintln!("build_query/{name}: {case:?}");
+            cases::check_build(&case);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_backends() {
+    for (name, bytes) in inputs("backends") {
+        if let Some(case) = decode::<cases::BackendCase>(&bytes) {
+            eprintln!("backends/{name}");
+            cases::check_backends(&case);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_banding_oracle() {
+    for (name, bytes) in inputs("banding_oracle") {
+        if let Some(case) = decode::<cases::BandingCase>(&bytes) {
+            eprintln!("banding_oracle/{name}");
+            cases::check_banding(&case);
+        }
+    }
+}
