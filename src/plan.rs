@@ -416,11 +416,11 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
 /// Homogeneous: the paper's eq. 7, `(4 + r/4) / w`, scaled by 110 % for
 /// w = 64 and 105 % for w = 128. Measured at n = 10^6 over 8 key sets
 /// (`cargo run --release --example calibrate homogeneous`), the *mean*
-/// overhead is lowest
-/// near eq. 7 itself, but some key sets then see FP rates 5-10 % above
-/// `2^-r` (local clusters of start positions make rows dependent); the
-/// small extra space keeps that excess within a few percent for every key
-/// set at a cost of about 0.4 points of overhead.
+/// overhead is lowest near eq. 7 itself, but some key sets then see FP
+/// rates 5-10 % above `2^-r` (local clusters of start positions make rows
+/// dependent); the small extra space keeps that excess within a few percent
+/// for every key set at a cost of about 0.4 points of overhead.
+///
 /// Standard: overhead for about a 5 % chance that the first seed fails, as a
 /// function of `log2(m)`, measured with this crate's hashing (see
 /// `examples/calibrate.rs`).
