@@ -292,6 +292,42 @@ fn hash_assorted_inputs() {
 // Bits per key (SPEC 1.1, 6.1)
 
 #[test]
+fn full_bloom_test_filter_size() {
+    // `FullBloomTest.FilterSize`: configured bits per key to millibits.
+    for (bits_per_key, millibits) in [
+        (-f64::MAX, 0),
+        (f64::NEG_INFINITY, 0),
+        (0.0, 0),
+        (0.499, 0),
+        (0.5, 1000),
+        (1.234, 1234),
+        (3.456, 3456),
+        (9.5, 9500),
+        (10.0, 10000),
+        (10.499, 10499),
+        (21.345, 21345),
+        (99.999, 99999),
+        (1234.0, 100_000),
+        (f64::MAX, 100_000),
+        (f64::INFINITY, 100_000),
+        (f64::NAN, 100_000),
+    ] {
+        assert_eq!(
+            rocksdb::millibits_per_key(bits_per_key),
+            millibits,
+            "{bits_per_key}"
+        );
+    }
+    // SPEC 1.1: every three-decimal setting keeps its millibits.
+    for millibits in 1000..=100_000 {
+        assert_eq!(
+            rocksdb::millibits_per_key(f64::from(millibits) / 1000.0),
+            millibits
+        );
+    }
+}
+
+#[test]
 fn one_in_fp_rate_selected_values() {
     for (millibits, probes, bits) in [
         (1000, 1, 0x3ff9_5376_4452_c7ff),

@@ -48,7 +48,7 @@
 //! Filters are sized by `millibits_per_key`: RocksDB's `bits_per_key`
 //! times 1000, from 1000 to 100000. RocksDB sanitizes a configured
 //! `bits_per_key` to `[1, 100]` (below 0.5 it writes no filter) and rounds
-//! `bits_per_key * 1000` to get its own millibits. Its Ribbon FP target is
+//! `bits_per_key * 1000` to get its own millibits ([`millibits_per_key`]). Its Ribbon FP target is
 //! computed from the sanitized double itself, so the bytes here are
 //! RocksDB's whenever `bits_per_key == millibits_per_key / 1000.0` (any
 //! setting with at most three decimals, such as 10, 9.5 or 15.7).
@@ -101,6 +101,29 @@ fn distinct_runs(hashes: &[u64]) -> impl Iterator<Item = u64> + '_ {
         .iter()
         .copied()
         .filter(move |&h| previous.replace(h) != Some(h))
+}
+
+/// The `millibits_per_key` RocksDB derives from a configured `bits_per_key`
+/// (`NewRibbonFilterPolicy(bits_per_key)`, `NewBloomFilterPolicy`): below
+/// 0.5 means no filter (0); values are raised to 1 and capped at 100 (NaN
+/// too), then `bits_per_key * 1000` is rounded.
+///
+/// RocksDB computes its Ribbon FP target from the sanitized `bits_per_key`
+/// itself, not from the rounded millibits: [`build_filter`] writes its
+/// bytes whenever `bits_per_key` equals `millibits / 1000.0` (at most three
+/// decimals), and for other settings may size a Ribbon block one 16-byte
+/// segment differently.
+pub fn millibits_per_key(bits_per_key: f64) -> u32 {
+    let bits_per_key = if bits_per_key < 0.5 {
+        return 0;
+    } else if bits_per_key < 1.0 {
+        1.0
+    } else if bits_per_key.is_nan() || bits_per_key >= 100.0 {
+        100.0
+    } else {
+        bits_per_key
+    };
+    (bits_per_key * 1000.0 + 0.500001) as u32
 }
 
 /// RocksDB's Ribbon FP-rate target for `millibits_per_key`, as "1 in this

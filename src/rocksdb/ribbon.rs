@@ -32,6 +32,12 @@ pub(super) fn raw_seed(ordinal: u32) -> u32 {
     t as u32
 }
 
+/// RocksDB's `FastRange64`: maps `h` into `[0, range)` by a multiply-high.
+#[inline(always)]
+fn fast_range64(h: u64, range: u64) -> u64 {
+    ((u128::from(h) * u128::from(range)) >> 64) as u64
+}
+
 /// Turns a key hash into its equation, for one seed and block count
 /// (RocksDB's `StandardRehasher` and `StandardHasher`, no smash).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +59,7 @@ impl Hasher {
     #[inline(always)]
     pub(super) fn equation(&self, hash: u64) -> (u64, u128, u32) {
         let h = (hash ^ self.raw_seed).wrapping_mul(0x6193_d459_236a_3a0d);
-        let start = ((u128::from(h) * u128::from(self.num_starts)) >> 64) as u64;
+        let start = fast_range64(h, self.num_starts);
         let a = h.wrapping_mul(0xc28f_8282_2b65_0bed);
         let coeff = (u128::from(a) << 64) | u128::from(a ^ 0xc367_844a_6e52_731d) | 1;
         let result = a.swap_bytes() as u32;
@@ -181,6 +187,18 @@ pub(super) fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_range64_samples() {
+        // RocksDB's FastRange64Test (SPEC 8.5).
+        assert_eq!(fast_range64(0x8000_0000_0000_0000, 2), 1);
+        assert_eq!(fast_range64(2_635_249_153_387_078_803, 7), 1);
+        assert_eq!(fast_range64(u64::MAX, 0x7fff_ffff), 0x7fff_fffe);
+        assert_eq!(
+            fast_range64(0x8000_0000_0000_0000, 420_000_000_002),
+            210_000_000_001
+        );
+    }
 
     #[test]
     fn raw_seeds() {
