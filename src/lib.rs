@@ -28,6 +28,9 @@ mod owned;
 #[cfg(feature = "capi")]
 pub mod ffi;
 
+#[cfg(feature = "rocksdb")]
+pub mod rocksdb;
+
 pub use band::{AddOutcome, Banding};
 pub use dispatch::Backend;
 pub use error::Error;
