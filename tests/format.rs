@@ -80,7 +80,9 @@ fn exercise(view: FilterRef<'_>) {
 fn every_truncation_and_extension_is_refused() {
     for f in sample_filters() {
         let bytes = f.as_bytes();
-        for len in 0..bytes.len() {
+        // Under Miri (slow): every length up to the header, a sample after.
+        let step = if cfg!(miri) { 13 } else { 1 };
+        for len in (0..bytes.len()).filter(|&l| l <= HEADER_BYTES || l % step == 0) {
             assert!(
                 FilterRef::from_bytes(&bytes[..len]).is_err(),
                 "accepted {len} of {}",

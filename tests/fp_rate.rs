@@ -22,7 +22,12 @@ fn fp_rate_matches_the_columns() {
     let others = hashes(2, queries);
     for kind in KINDS {
         for width in WIDTHS {
-            for millibits in [2_000, 4_500, 7_700, 10_000] {
+            let settings: &[u32] = if cfg!(miri) {
+                &[4_500]
+            } else {
+                &[2_000, 4_500, 7_700, 10_000]
+            };
+            for &millibits in settings {
                 let plan = Plan::new(kind, width, n, millibits).unwrap();
                 let filter = Filter::build(&plan, &keys).unwrap();
                 let hits = others.iter().filter(|&&h| filter.contains(h)).count();

@@ -9,13 +9,18 @@ use ribbon_kernel::{Filter, Plan};
 #[test]
 fn every_member_is_found() {
     let counts: &[usize] = if cfg!(miri) {
-        &[0, 1, 2, 65]
+        &[0, 2, 65]
     } else {
         &[0, 1, 2, 63, 64, 65, 1000, 30000]
     };
     for kind in KINDS {
         for width in WIDTHS {
-            for millibits in [1000, 3000, 7700, 16000] {
+            let settings: &[u32] = if cfg!(miri) {
+                &[1000, 16000]
+            } else {
+                &[1000, 3000, 7700, 16000]
+            };
+            for &millibits in settings {
                 for &n in counts {
                     let keys = hashes(n as u64 ^ u64::from(millibits), n);
                     let plan = Plan::new(kind, width, n, millibits).unwrap();

@@ -225,10 +225,16 @@ fn seeds_give_independent_filters() {
 fn start_ordered_build_equals_arrival_order() {
     // Plan::build bands large key sets in start order; incremental banding
     // goes in arrival order. The solution must not depend on the order.
-    let n = if cfg!(miri) { 5000 } else { 30_000 };
+    // Just above the size from which builds band in start order.
+    let n = if cfg!(miri) { 4200 } else { 30_000 };
     let keys = hashes(31, n);
-    for kind in KINDS {
-        for width in WIDTHS {
+    let (kinds, widths): (&[Kind], &[Width]) = if cfg!(miri) {
+        (&[Kind::Standard], &[Width::W64])
+    } else {
+        (&KINDS, &WIDTHS)
+    };
+    for &kind in kinds {
+        for &width in widths {
             let plan = Plan::new(kind, width, n, 6_300).unwrap();
             let sorted = Filter::build(&plan, &keys).unwrap();
             let mut scratch = vec![0u64; plan.banding_scratch_words()];
