@@ -3,7 +3,7 @@
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::query::{self, Probe, Probes};
-use crate::word::Word;
+use crate::word::{Rows, Word};
 
 /// Evaluating every column of one key at once, and prefetching its words.
 pub(crate) trait QueryKernel<W: Coeff> {
@@ -101,8 +101,7 @@ const MAX_VECTORS: usize = 32;
 pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) {
     let max_columns =
@@ -111,9 +110,9 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     // constant; one or two vectors cover up to 16 columns on AVX-512.
     // SAFETY (all three): the caller guarantees the instruction set.
     match max_columns.div_ceil(L::LANES) {
-        0 | 1 => unsafe { solve_vectors::<W, L, 1>(g, free, coeffs, results, payload) },
-        2 => unsafe { solve_vectors::<W, L, 2>(g, free, coeffs, results, payload) },
-        _ => unsafe { solve_vectors::<W, L, MAX_VECTORS>(g, free, coeffs, results, payload) },
+        0 | 1 => unsafe { solve_vectors::<W, L, 1>(g, free, rows, payload) },
+        2 => unsafe { solve_vectors::<W, L, 2>(g, free, rows, payload) },
+        _ => unsafe { solve_vectors::<W, L, MAX_VECTORS>(g, free, rows, payload) },
     }
 }
 
@@ -126,12 +125,10 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
 unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) {
     let w = W::BITS as usize;
-    let standard = g.kind.is_standard();
     let max_columns =
         (g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks)).min(64);
     let vectors = max_columns.div_ceil(L::LANES).min(N);
@@ -140,13 +137,11 @@ unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
     let mut words = [W::ZERO; 64 + 8];
     for block in (0..g.num_blocks).rev() {
         for row in (block * w..block * w + w).rev() {
-            let c = W::load(coeffs, row);
+            let c: W = rows.coeff(row);
             let bits = if c.is_zero() {
                 free.bits(row as u64)
-            } else if standard {
-                results.get(row).copied().unwrap_or(0)
             } else {
-                0
+                rows.result::<W>(row)
             };
             for (k, s) in state.iter_mut().enumerate() {
                 if N == MAX_VECTORS && k >= vectors {

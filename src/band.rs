@@ -1,16 +1,16 @@
 //! Banding: on-the-fly Gaussian elimination into caller scratch (the paper's
 //! Algorithm 1), one key at a time.
 //!
-//! Scratch layout for `m` slots: `m * w / 64` words of coefficient rows (row
-//! `i` at `i * w / 64`), then, for Standard Ribbon only, `m` words of result
-//! rows. An all-zero coefficient row is an empty slot.
+//! Scratch layout for `m` slots: `m` rows of `w / 64` coefficient words,
+//! each followed, for Standard Ribbon only, by its result word (see
+//! [`Rows`]). An all-zero coefficient row is an empty slot.
 
 use crate::dispatch::{self, Backend};
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::hash::{Coeff, Equation, Expander, FreeRows};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Width};
-use crate::word::Word;
+use crate::word::{Rows, Word};
 
 /// What happened to one key's equation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,15 +27,17 @@ pub enum AddOutcome {
     Inconsistent,
 }
 
-/// Slots per bucket when keys are banded in start order: the rows a bucket
-/// touches (16 KiB of coefficients for w = 64) stay in the L1/L2 cache.
-const SLOTS_PER_BUCKET: usize = 2048;
+/// Bytes of rows per bucket when keys are banded in start order: the rows
+/// a bucket touches stay in the L1 cache.
+const BUCKET_ROW_BYTES: usize = 16 * 1024;
 /// Below this many keys the system fits in cache anyway.
 const SORT_MIN_KEYS: usize = 4096;
 
 /// log2 of the number of start buckets for a geometry (at most 2^20).
 fn bucket_bits(g: &Geometry) -> u32 {
-    let buckets = g.num_slots().div_ceil(SLOTS_PER_BUCKET).max(1);
+    let row_bytes = 8 * (g.w() / 64 + usize::from(g.kind.is_standard()));
+    let slots_per_bucket = (BUCKET_ROW_BYTES / row_bytes).next_power_of_two() / 2;
+    let buckets = g.num_slots().div_ceil(slots_per_bucket.max(1)).max(1);
     buckets.next_power_of_two().trailing_zeros().min(20)
 }
 
@@ -47,12 +49,8 @@ pub(crate) fn sort_scratch_words(g: &Geometry, n: usize) -> Option<usize> {
 
 /// u64 words of scratch a geometry needs.
 pub(crate) fn scratch_words(g: &Geometry) -> Option<usize> {
-    let coeff = g.num_slots().checked_mul(g.w() / 64)?;
-    if g.kind.is_standard() {
-        coeff.checked_add(g.num_slots())
-    } else {
-        Some(coeff)
-    }
+    g.num_slots()
+        .checked_mul(g.w() / 64 + usize::from(g.kind.is_standard()))
 }
 
 /// Incremental banding of key hashes into caller scratch.
@@ -86,8 +84,7 @@ pub struct Banding<'s> {
     geometry: Geometry,
     seed: u32,
     expander: Expander,
-    coeffs: &'s mut [u64],
-    results: &'s mut [u64],
+    rows: &'s mut [u64],
     inserted: u64,
     redundant: u64,
     backend: Backend,
@@ -113,18 +110,13 @@ impl<'s> Banding<'s> {
         scratch: &'s mut [u64],
     ) -> Result<Banding<'s>, Error> {
         let need = scratch_words(&geometry).ok_or(Error::TooLarge)?;
-        let scratch = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
-        scratch.fill(0);
-        let coeff_words = geometry.num_slots() * (geometry.w() / 64);
-        let (coeffs, results) = scratch
-            .split_at_mut_checked(coeff_words)
-            .ok_or(Error::ScratchTooSmall)?;
+        let rows = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
+        rows.fill(0);
         Ok(Banding {
             geometry,
             seed,
             expander: Expander::new(&geometry, seed),
-            coeffs,
-            results,
+            rows,
             inserted: 0,
             redundant: 0,
             backend,
@@ -222,14 +214,11 @@ impl<'s> Banding<'s> {
         // The start is a non-decreasing function of the remixed hash, so
         // its top bits order keys by start.
         let seed_mix = self.expander.seed_mix;
-        let bucket = |hash: u64| -> usize {
-            let x = crate::hash::remix(hash, seed_mix);
-            // x >> (64 - bits), without a 64-bit shift when bits is 0.
-            ((x >> 1) >> (63 - bits)) as usize
-        };
+        // x >> (64 - bits), without a 64-bit shift when bits is 0.
+        let bucket = |x: u64| ((x >> 1) >> (63 - bits)) as usize;
         counts.fill(0);
         for &h in hashes {
-            if let Some(c) = counts.get_mut(bucket(h)) {
+            if let Some(c) = counts.get_mut(bucket(crate::hash::remix(h, seed_mix))) {
                 *c += 1;
             }
         }
@@ -240,15 +229,35 @@ impl<'s> Banding<'s> {
             *c = total;
             total += n;
         }
+        // Scatter the remixed values, so that banding need not remix again.
         for &h in hashes {
-            if let Some(at) = counts.get_mut(bucket(h)) {
+            let x = crate::hash::remix(h, seed_mix);
+            if let Some(at) = counts.get_mut(bucket(x)) {
                 if let Some(slot) = ordered.get_mut(*at as usize) {
-                    *slot = h;
+                    *slot = x;
                 }
                 *at += 1;
             }
         }
-        self.add_all(ordered).map_err(|_| ())
+        match (self.geometry.width, self.expander.standard) {
+            (Width::W64, false) => self.add_remixed::<u64, false>(ordered),
+            (Width::W64, true) => self.add_remixed::<u64, true>(ordered),
+            (Width::W128, false) => self.add_remixed::<u128, false>(ordered),
+            (Width::W128, true) => self.add_remixed::<u128, true>(ordered),
+        }
+    }
+
+    /// Adds already remixed values; `Err(())` on the first inconsistency.
+    fn add_remixed<W: Coeff, const STANDARD: bool>(&mut self, remixed: &[u64]) -> Result<(), ()> {
+        for &x in remixed {
+            let (start, c, b) = self.expander.expand_remixed::<W>(x);
+            let outcome = insert::<W, STANDARD>(self.rows, start as usize, c, b);
+            if outcome == AddOutcome::Inconsistent {
+                return Err(());
+            }
+            self.count(outcome);
+        }
+        Ok(())
     }
 
     fn count(&mut self, outcome: AddOutcome) {
@@ -273,7 +282,7 @@ impl<'s> Banding<'s> {
     #[inline(always)]
     fn add_one<W: Coeff, const STANDARD: bool>(&mut self, hash: u64) -> AddOutcome {
         let (start, c, b) = self.expander.expand::<W>(hash);
-        insert::<W, STANDARD>(self.coeffs, self.results, start as usize, c, b)
+        insert::<W, STANDARD>(self.rows, start as usize, c, b)
     }
 
     /// Back-substitutes the system into `out` and returns a view of the
@@ -289,8 +298,7 @@ impl<'s> Banding<'s> {
             self.backend,
             &self.geometry,
             FreeRows::Pseudorandom(self.expander.seed_mix),
-            self.coeffs,
-            self.results,
+            Rows::new_for(self.geometry.width, self.rows, self.expander.standard),
             payload,
         );
         let h = Header {
@@ -310,18 +318,20 @@ impl<'s> Banding<'s> {
 /// index below stays in bounds.
 #[inline(always)]
 pub(crate) fn insert<W: Word, const STANDARD: bool>(
-    coeffs: &mut [u64],
-    results: &mut [u64],
+    rows: &mut [u64],
     mut i: usize,
     mut c: W,
     mut b: u64,
 ) -> AddOutcome {
+    let stride = Rows::stride::<W>(STANDARD);
+    let result_at = W::BITS as usize / 64;
     loop {
-        let existing = W::load(coeffs, i);
+        let at = i * stride;
+        let existing = W::load(rows, at);
         if existing.is_zero() {
-            c.store(coeffs, i);
+            c.store(rows, at);
             if STANDARD {
-                if let Some(r) = results.get_mut(i) {
+                if let Some(r) = rows.get_mut(at + result_at) {
                     *r = b;
                 }
             }
@@ -329,7 +339,7 @@ pub(crate) fn insert<W: Word, const STANDARD: bool>(
         }
         c = c ^ existing;
         if STANDARD {
-            b ^= results.get(i).copied().unwrap_or(0);
+            b ^= rows.get(at + result_at).copied().unwrap_or(0);
         }
         if c.is_zero() {
             return if b == 0 {

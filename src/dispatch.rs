@@ -14,6 +14,7 @@ use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, Width};
 use crate::query::{self, NativeProbes, Probes};
 use crate::solve;
+use crate::word::Rows;
 
 /// The backend set with [`Backend::force`]: 0 for none, else code + 1.
 static FORCED: AtomicU8 = AtomicU8::new(0);
@@ -147,8 +148,7 @@ pub(crate) trait Kernels: Coeff {
         backend: Backend,
         g: &Geometry,
         free: FreeRows,
-        coeffs: &[u64],
-        results: &[u64],
+        rows: Rows<'_>,
         payload: &mut [u8],
     );
 }
@@ -217,31 +217,26 @@ macro_rules! impl_kernels {
                 backend: Backend,
                 g: &Geometry,
                 free: FreeRows,
-                coeffs: &[u64],
-                results: &[u64],
+                rows: Rows<'_>,
                 payload: &mut [u8],
             ) {
                 match backend {
                     #[cfg(ribbon_avx512_kernels)]
                     // SAFETY: the backend is available (see above).
                     Backend::Avx512 => unsafe {
-                        x86_kernels::avx512::back_substitute::<$W>(
-                            g, free, coeffs, results, payload,
-                        )
+                        x86_kernels::avx512::back_substitute::<$W>(g, free, rows, payload)
                     },
                     #[cfg(ribbon_x86_kernels)]
                     // SAFETY: the backend is available (see above).
                     Backend::Avx2 => unsafe {
-                        x86_kernels::avx2::back_substitute::<$W>(g, free, coeffs, results, payload)
+                        x86_kernels::avx2::back_substitute::<$W>(g, free, rows, payload)
                     },
                     #[cfg(ribbon_neon_kernels)]
                     // SAFETY: NEON is part of this target.
                     Backend::Neon => unsafe {
-                        aarch64_kernels::neon::back_substitute::<$W>(
-                            g, free, coeffs, results, payload,
-                        )
+                        aarch64_kernels::neon::back_substitute::<$W>(g, free, rows, payload)
                     },
-                    _ => solve::back_substitute::<$W>(g, free, coeffs, results, payload),
+                    _ => solve::back_substitute::<$W>(g, free, rows, payload),
                 }
             }
         }
@@ -282,12 +277,11 @@ pub(crate) fn back_substitute(
     backend: Backend,
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) {
     match g.width {
-        Width::W64 => u64::back_substitute(backend, g, free, coeffs, results, payload),
-        Width::W128 => u128::back_substitute(backend, g, free, coeffs, results, payload),
+        Width::W64 => u64::back_substitute(backend, g, free, rows, payload),
+        Width::W128 => u128::back_substitute(backend, g, free, rows, payload),
     }
 }

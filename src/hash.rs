@@ -168,7 +168,12 @@ impl Expander {
     /// Requires a non-empty filter (`num_starts > 0`).
     #[inline(always)]
     pub(crate) fn expand<W: Coeff>(&self, hash: u64) -> (u64, W, u64) {
-        let x = remix(hash, self.seed_mix);
+        self.expand_remixed(remix(hash, self.seed_mix))
+    }
+
+    /// [`Expander::expand`] of a value already remixed with this seed.
+    #[inline(always)]
+    pub(crate) fn expand_remixed<W: Coeff>(&self, x: u64) -> (u64, W, u64) {
         let s = start(x, self.num_starts, self.smash);
         let c = coeff::<W>(x);
         let b = if self.standard {

@@ -16,7 +16,7 @@ use crate::plan::Plan;
 /// ```
 /// use ribbon_kernel::{Filter, Kind, Plan, Width};
 ///
-/// let hashes: Vec<u64> = (0..5000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 7).collect();
+/// let hashes: Vec<u64> = (0..500u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 7).collect();
 /// let plan = Plan::new(Kind::Standard, Width::W128, hashes.len(), 10_000)?;
 /// let filter = Filter::build(&plan, &hashes)?;
 /// assert!(hashes.iter().all(|&h| filter.contains(h)));

@@ -8,38 +8,31 @@
 
 use crate::hash::FreeRows;
 use crate::layout::Geometry;
-use crate::word::Word;
+use crate::word::{Rows, Word};
 
-/// Solves the banded system in `coeffs` / `results` (see `band.rs` for the
-/// scratch layout; `results` is empty for Homogeneous Ribbon) and writes the
-/// ICML payload. `payload.len()` must be `g.payload_bytes()`.
+/// Solves the banded system in `rows` and writes the ICML payload.
+/// `payload.len()` must be `g.payload_bytes()`.
 pub(crate) fn back_substitute<W: Word>(
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) {
     let w = W::BITS as usize;
-    let standard = g.kind.is_standard();
     let mut state = [W::ZERO; 64];
     for block in (0..g.num_blocks).rev() {
         // Lower blocks need only their own columns: the extra column's values
         // in lower slots are never stored or read.
         let columns = (g.block_columns(block) as usize).min(64);
         for row in (block * w..block * w + w).rev() {
-            let c = W::load(coeffs, row);
+            let c: W = rows.coeff(row);
             if c.is_zero() {
                 let bits = free.bits(row as u64);
                 for (j, s) in state.iter_mut().take(columns).enumerate() {
                     *s = (*s << 1) | W::from_bit(bits >> j);
                 }
             } else {
-                let bits = if standard {
-                    results.get(row).copied().unwrap_or(0)
-                } else {
-                    0
-                };
+                let bits = rows.result::<W>(row);
                 for (j, s) in state.iter_mut().take(columns).enumerate() {
                     let shifted = *s << 1;
                     *s = shifted | W::from_bit((c & shifted).parity() ^ (bits >> j));

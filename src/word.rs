@@ -35,13 +35,12 @@ pub(crate) trait Word:
     /// Writes little-endian word `index` of `out` (nothing past the end).
     fn write_word(self, out: &mut [u8], index: usize);
 
-    /// Reads coefficient row `i` from banding scratch (zero, an empty row,
-    /// past the end: never the case for indexes the banding invariant
-    /// allows, but no panic path is left for the C ABI).
-    fn load(scratch: &[u64], i: usize) -> Self;
-    /// Writes coefficient row `i` into banding scratch (nothing past the
-    /// end).
-    fn store(self, scratch: &mut [u64], i: usize);
+    /// Reads the word starting at `scratch[at]` (low 64 bits first); zero
+    /// past the end, which banding never reaches, but no panic path is left
+    /// for the C ABI.
+    fn load(scratch: &[u64], at: usize) -> Self;
+    /// Writes the word starting at `scratch[at]` (nothing past the end).
+    fn store(self, scratch: &mut [u64], at: usize);
 
     /// The word widened to 128 bits (for [`crate::Equation`]).
     fn to_u128(self) -> u128;
@@ -86,12 +85,12 @@ impl Word for u64 {
         }
     }
     #[inline(always)]
-    fn load(scratch: &[u64], i: usize) -> Self {
-        scratch.get(i).copied().unwrap_or(0)
+    fn load(scratch: &[u64], at: usize) -> Self {
+        scratch.get(at).copied().unwrap_or(0)
     }
     #[inline(always)]
-    fn store(self, scratch: &mut [u64], i: usize) {
-        if let Some(slot) = scratch.get_mut(i) {
+    fn store(self, scratch: &mut [u64], at: usize) {
+        if let Some(slot) = scratch.get_mut(at) {
             *slot = self;
         }
     }
@@ -140,24 +139,78 @@ impl Word for u128 {
         }
     }
     #[inline(always)]
-    fn load(scratch: &[u64], i: usize) -> Self {
-        match scratch.get(2 * i..).and_then(|s| s.first_chunk::<2>()) {
+    fn load(scratch: &[u64], at: usize) -> Self {
+        match scratch.get(at..).and_then(|s| s.first_chunk::<2>()) {
             Some(pair) => u128::from(pair[0]) | (u128::from(pair[1]) << 64),
             None => 0,
         }
     }
     #[inline(always)]
-    fn store(self, scratch: &mut [u64], i: usize) {
-        if let Some(pair) = scratch
-            .get_mut(2 * i..)
-            .and_then(|s| s.first_chunk_mut::<2>())
-        {
+    fn store(self, scratch: &mut [u64], at: usize) {
+        if let Some(pair) = scratch.get_mut(at..).and_then(|s| s.first_chunk_mut::<2>()) {
             *pair = [self as u64, (self >> 64) as u64];
         }
     }
     #[inline(always)]
     fn to_u128(self) -> u128 {
         self
+    }
+}
+
+/// The rows of a banded system in scratch. Row `i` takes `stride` words
+/// from word `i * stride`: the coefficient word(s), then, for Standard
+/// Ribbon, the result bits. Keeping a row in one place makes every step of
+/// banding touch one cache line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rows<'a> {
+    words: &'a [u64],
+    stride: usize,
+    standard: bool,
+}
+
+impl<'a> Rows<'a> {
+    /// Words per row for width `W`, with a result word for Standard Ribbon.
+    #[inline(always)]
+    pub(crate) const fn stride<W: Word>(standard: bool) -> usize {
+        W::BITS as usize / 64 + standard as usize
+    }
+
+    /// Rows of width `W` over `words`.
+    pub(crate) fn new<W: Word>(words: &'a [u64], standard: bool) -> Rows<'a> {
+        Rows {
+            words,
+            stride: Self::stride::<W>(standard),
+            standard,
+        }
+    }
+
+    /// Rows of a filter of `width` over `words`.
+    pub(crate) fn new_for(
+        width: crate::layout::Width,
+        words: &'a [u64],
+        standard: bool,
+    ) -> Rows<'a> {
+        match width {
+            crate::layout::Width::W64 => Self::new::<u64>(words, standard),
+            crate::layout::Width::W128 => Self::new::<u128>(words, standard),
+        }
+    }
+
+    /// Coefficients of row `i` (zero for an empty row).
+    #[inline(always)]
+    pub(crate) fn coeff<W: Word>(&self, i: usize) -> W {
+        W::load(self.words, i * self.stride)
+    }
+
+    /// Result bits of row `i` (zero for Homogeneous Ribbon).
+    #[inline(always)]
+    pub(crate) fn result<W: Word>(&self, i: usize) -> u64 {
+        if self.standard {
+            let at = i * self.stride + W::BITS as usize / 64;
+            self.words.get(at).copied().unwrap_or(0)
+        } else {
+            0
+        }
     }
 }
 
@@ -172,8 +225,8 @@ mod tests {
         assert_eq!(W::read_word(&bytes, 0), Some(W::ZERO));
         assert_eq!(W::read_word(&bytes[..W::BYTES * 2 - 1], 1), None);
         let mut scratch = [0u64; 6];
-        w.store(&mut scratch, 1);
-        assert_eq!(W::load(&scratch, 1), w);
+        w.store(&mut scratch, 2);
+        assert_eq!(W::load(&scratch, 2), w);
         assert!(W::load(&scratch, 0).is_zero());
     }
 

@@ -24,6 +24,10 @@ fn pinned_filter(kind: Kind, width: Width) -> Filter {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "bytes are pinned natively and under QEMU; Miri runs smaller builds"
+)]
 fn pinned_bytes_are_stable() {
     let mut mismatches = Vec::new();
     for (kind, width, len, digest) in PINNED {
@@ -103,7 +107,9 @@ fn every_truncation_and_extension_is_refused() {
 fn header_bit_flips_are_refused_or_harmless() {
     for f in sample_filters() {
         let original = f.as_bytes();
-        for bit in 0..HEADER_BYTES * 8 {
+        // Under Miri (slow) a sample of the bits, every field still hit.
+        let step = if cfg!(miri) { 7 } else { 1 };
+        for bit in (0..HEADER_BYTES * 8).step_by(step) {
             let mut bytes = original.to_vec();
             bytes[bit / 8] ^= 1 << (bit % 8);
             match FilterRef::from_bytes(&bytes) {

@@ -11,6 +11,7 @@ use crate::arch::generic::{self, QueryKernel, SolveLanes};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::query::{self, Probe, Probes};
+use crate::word::Rows;
 use crate::word::Word;
 
 /// The NEON instruction set.
@@ -212,12 +213,11 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
 pub(crate) unsafe fn back_substitute<W: Coeff>(
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) where
     Neon: SolveLanes<W>,
 {
     // SAFETY: NEON is part of the target.
-    unsafe { generic::back_substitute::<W, Neon>(g, free, coeffs, results, payload) }
+    unsafe { generic::back_substitute::<W, Neon>(g, free, rows, payload) }
 }

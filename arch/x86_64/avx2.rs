@@ -7,6 +7,7 @@ use crate::arch::generic::{self, Portable, QueryKernel, SolveLanes};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, column_mask};
 use crate::query::{Probe, Probes};
+use crate::word::Rows;
 
 /// The AVX2 instruction set.
 pub(crate) struct Avx2;
@@ -245,12 +246,11 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
 pub(crate) unsafe fn back_substitute<W: Coeff>(
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) where
     Avx2: SolveLanes<W>,
 {
     // SAFETY: AVX2 is enabled for this function.
-    unsafe { generic::back_substitute::<W, Avx2>(g, free, coeffs, results, payload) }
+    unsafe { generic::back_substitute::<W, Avx2>(g, free, rows, payload) }
 }

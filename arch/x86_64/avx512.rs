@@ -7,6 +7,7 @@ use crate::arch::generic::{self, QueryKernel, SolveLanes};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::query::{Probe, Probes};
+use crate::word::Rows;
 
 /// The AVX-512F + VPOPCNTDQ instruction set (with AVX2).
 pub(crate) struct Avx512;
@@ -230,12 +231,11 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
 pub(crate) unsafe fn back_substitute<W: Coeff>(
     g: &Geometry,
     free: FreeRows,
-    coeffs: &[u64],
-    results: &[u64],
+    rows: Rows<'_>,
     payload: &mut [u8],
 ) where
     Avx512: SolveLanes<W>,
 {
     // SAFETY: the features are enabled for this function.
-    unsafe { generic::back_substitute::<W, Avx512>(g, free, coeffs, results, payload) }
+    unsafe { generic::back_substitute::<W, Avx512>(g, free, rows, payload) }
 }

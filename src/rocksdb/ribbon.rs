@@ -17,6 +17,7 @@ use crate::error::Error;
 use crate::hash::FreeRows;
 use crate::layout::{Geometry, Kind, Width, column_mask};
 use crate::query::{Probe, Probes, probe_for};
+use crate::word::Rows;
 
 /// Trailer marker byte (`(char)-2`).
 pub(super) const MARKER: u8 = 0xfe;
@@ -146,25 +147,16 @@ pub(super) fn build(
     let payload = payload
         .get_mut(..geometry.payload_bytes())
         .ok_or(Error::OutputTooSmall)?;
-    let (coeffs, rest) = scratch
-        .split_at_mut_checked(2 * slots)
-        .ok_or(Error::ScratchTooSmall)?;
-    let results = rest.get_mut(..slots).ok_or(Error::ScratchTooSmall)?;
+    let rows = scratch.get_mut(..3 * slots).ok_or(Error::ScratchTooSmall)?;
     let first_seed = hashes.first().map_or(0, |&h| h as u32 & 255);
     for attempt in 0..256 {
         let ordinal = (first_seed + attempt) & 255;
         let hasher = Hasher::new(ordinal, num_blocks);
-        coeffs.fill(0);
-        results.fill(0);
+        rows.fill(0);
         let consistent = super::distinct_runs(hashes).all(|hash| {
             let (start, coeff, result) = hasher.equation(hash);
-            let outcome = band::insert::<u128, true>(
-                coeffs,
-                results,
-                start as usize,
-                coeff,
-                u64::from(result),
-            );
+            let outcome =
+                band::insert::<u128, true>(rows, start as usize, coeff, u64::from(result));
             outcome != AddOutcome::Inconsistent
         });
         if consistent {
@@ -172,8 +164,7 @@ pub(super) fn build(
                 backend,
                 &geometry,
                 FreeRows::Zero,
-                coeffs,
-                results,
+                Rows::new::<u128>(rows, true),
                 payload,
             );
             let [b0, b1, b2, _] = (num_blocks as u32).to_le_bytes();
