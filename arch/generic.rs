@@ -24,7 +24,7 @@ pub(crate) trait QueryKernel<W: Coeff> {
 
 /// Keys expanded (and their blocks prefetched) before the first of them is
 /// evaluated.
-const CHUNK: usize = 32;
+const CHUNK: usize = 64;
 
 /// Batch query: per chunk of keys, expand and prefetch all, then evaluate
 /// all. `out.len() == hashes.len()`; the filter is not empty.

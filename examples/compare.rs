@@ -4,9 +4,11 @@
 //!
 //! `cargo run --release --example compare [-- --keys N] [-- --rounds R]`
 //!
-//! Every round runs every measurement once, in the same order; the table
-//! shows the median over rounds in ns per key, and the ratios are medians
-//! too. Queries are shuffled 50/50 members and non-members.
+//! Every round runs every measurement once, in the same order, each right
+//! after one untimed warm-up run (so no filter starts with cold caches just
+//! because another filter ran before it); the table shows the median over
+//! rounds in ns per key, and the ratios are medians of per-round ratios.
+//! Queries are shuffled 50/50 members and non-members.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -265,6 +267,7 @@ fn main() {
 
     for _ in 0..rounds {
         for m in &mut ms {
+            (m.run)();
             let s = (m.run)();
             m.samples.push(s);
         }

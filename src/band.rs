@@ -249,14 +249,49 @@ impl<'s> Banding<'s> {
 
     /// Adds already remixed values; `Err(())` on the first inconsistency.
     fn add_remixed<W: Coeff, const STANDARD: bool>(&mut self, remixed: &[u64]) -> Result<(), ()> {
-        for &x in remixed {
-            let (start, c, b) = self.expander.expand_remixed::<W>(x);
-            let outcome = insert::<W, STANDARD>(self.rows, start as usize, c, b);
-            if outcome == AddOutcome::Inconsistent {
-                return Err(());
+        // Two insertions in flight, one from each half of the start-ordered
+        // values (far apart in the row array), so that the CPU overlaps
+        // their chains of dependent loads. Any interleaving of elimination
+        // steps yields a valid reduced system, and the solution does not
+        // depend on it.
+        let (first, second) = remixed.split_at(remixed.len() / 2);
+        let mut first = first.iter();
+        let mut second = second.iter();
+        let expand = |x: &u64| {
+            let (start, c, b) = self.expander.expand_remixed::<W>(*x);
+            Chain {
+                i: start as usize,
+                c,
+                b,
             }
-            self.count(outcome);
+        };
+        let mut a = first.next().map(expand);
+        let mut b = second.next().map(expand);
+        let (mut inserted, mut redundant) = (0u64, 0u64);
+        while a.is_some() || b.is_some() {
+            if let Some(chain) = a.as_mut() {
+                if let Some(outcome) = step::<W, STANDARD>(self.rows, chain) {
+                    match outcome {
+                        AddOutcome::Inserted => inserted += 1,
+                        AddOutcome::Redundant => redundant += 1,
+                        AddOutcome::Inconsistent => return Err(()),
+                    }
+                    a = first.next().map(expand);
+                }
+            }
+            if let Some(chain) = b.as_mut() {
+                if let Some(outcome) = step::<W, STANDARD>(self.rows, chain) {
+                    match outcome {
+                        AddOutcome::Inserted => inserted += 1,
+                        AddOutcome::Redundant => redundant += 1,
+                        AddOutcome::Inconsistent => return Err(()),
+                    }
+                    b = second.next().map(expand);
+                }
+            }
         }
+        self.inserted += inserted;
+        self.redundant += redundant;
         Ok(())
     }
 
@@ -309,6 +344,50 @@ impl<'s> Banding<'s> {
         *header = h.encode();
         FilterRef::from_bytes(out)
     }
+}
+
+/// An equation on its way through the system: `c · Z[i..i + w] = b`.
+#[derive(Clone, Copy)]
+struct Chain<W> {
+    i: usize,
+    c: W,
+    b: u64,
+}
+
+/// One step of [`insert`]: the outcome once the chain ends, else `None`.
+#[inline(always)]
+fn step<W: Word, const STANDARD: bool>(
+    rows: &mut [u64],
+    chain: &mut Chain<W>,
+) -> Option<AddOutcome> {
+    let stride = Rows::stride::<W>(STANDARD);
+    let result_at = W::BITS as usize / 64;
+    let at = chain.i * stride;
+    let existing = W::load(rows, at);
+    if existing.is_zero() {
+        chain.c.store(rows, at);
+        if STANDARD {
+            if let Some(r) = rows.get_mut(at + result_at) {
+                *r = chain.b;
+            }
+        }
+        return Some(AddOutcome::Inserted);
+    }
+    chain.c = chain.c ^ existing;
+    if STANDARD {
+        chain.b ^= rows.get(at + result_at).copied().unwrap_or(0);
+    }
+    if chain.c.is_zero() {
+        return Some(if chain.b == 0 {
+            AddOutcome::Redundant
+        } else {
+            AddOutcome::Inconsistent
+        });
+    }
+    let shift = chain.c.trailing_zeros();
+    chain.i += shift as usize;
+    chain.c = chain.c >> shift;
+    None
 }
 
 /// Algorithm 1: inserts `c · Z[start..start+w] = b` into the system.

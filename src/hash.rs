@@ -8,9 +8,12 @@
 //!   ("remix"), which makes retries with the next seed independent.
 //! * The start comes from the upper bits of the remixed value through a
 //!   multiply-high ("fastrange"), never `%`.
-//! * Coefficients and result bits come from 64x64->128-bit products folded to
-//!   64 bits (low half xor high half), so they depend on all bits of the
-//!   remixed value and are decorrelated from the start and from each other.
+//! * Coefficients come from one more multiply of the remixed value by an odd
+//!   constant: the low 64 bits for w = 64, the whole 128-bit product for
+//!   w = 128 (one `mul` instruction either way). The start depends on the
+//!   value's top bits, the product on all of them.
+//! * Result bits (Standard Ribbon) come from a third, independent product
+//!   folded to 64 bits (low half xor high half).
 
 use crate::word::Word;
 
@@ -18,9 +21,8 @@ use crate::word::Word;
 const SEED_SPREAD: u64 = 0x91d9_3080_f9b4_39fd;
 /// Remix multiplier (odd).
 const REMIX: u64 = 0x3cea_af30_8142_c8eb;
-/// Folded-product multipliers for the low and high coefficient words.
-const COEFF_LO: u64 = 0x6276_55da_a05f_1119;
-const COEFF_HI: u64 = 0x9dfb_369b_ab13_dfaf;
+/// Coefficient multiplier (odd).
+const COEFF: u64 = 0x6276_55da_a05f_1119;
 /// Folded-product multiplier for Standard Ribbon result rows.
 const RESULT: u64 = 0x6301_bbfc_a0c5_154f;
 /// Folded-product multiplier and salt for the values of free (empty) rows.
@@ -52,6 +54,10 @@ fn folded_product(x: u64, k: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn start(remixed: u64, num_starts: u64, smash: u64) -> u64 {
     let draw = ((u128::from(remixed) * u128::from(num_starts + 2 * smash)) >> 64) as u64;
+    if smash == 0 {
+        // Already in [0, num_starts): the common case takes one multiply.
+        return draw;
+    }
     draw.saturating_sub(smash).min(num_starts - 1)
 }
 
@@ -69,16 +75,14 @@ pub(crate) trait Coeff: Word {
 impl Coeff for u64 {
     #[inline(always)]
     fn from_remixed(remixed: u64) -> Self {
-        folded_product(remixed, COEFF_LO) | 1
+        remixed.wrapping_mul(COEFF) | 1
     }
 }
 
 impl Coeff for u128 {
     #[inline(always)]
     fn from_remixed(remixed: u64) -> Self {
-        let lo = folded_product(remixed, COEFF_LO) | 1;
-        let hi = folded_product(remixed, COEFF_HI);
-        u128::from(lo) | (u128::from(hi) << 64)
+        (u128::from(remixed) * u128::from(COEFF)) | 1
     }
 }
 
@@ -177,16 +181,31 @@ impl Expander {
         let s = start(x, self.num_starts, self.smash);
         let c = coeff::<W>(x);
         let b = if self.standard {
-            let mask = if s >= self.upper_start_slot {
-                self.upper_mask
-            } else {
-                self.lower_mask
-            };
-            result(x) & mask
+            result(x) & self.mask_for(s)
         } else {
             0
         };
         (s, c, b)
+    }
+
+    /// [`Expander::expand`] plus the mask of the start block's columns.
+    #[inline(always)]
+    pub(crate) fn expand_masked<W: Coeff>(&self, hash: u64) -> (u64, W, u64, u64) {
+        let x = remix(hash, self.seed_mix);
+        let s = start(x, self.num_starts, self.smash);
+        let mask = self.mask_for(s);
+        let b = if self.standard { result(x) & mask } else { 0 };
+        (s, coeff::<W>(x), b, mask)
+    }
+
+    /// Mask of the columns of the block `start` lies in.
+    #[inline(always)]
+    pub(crate) fn mask_for(&self, start: u64) -> u64 {
+        if start >= self.upper_start_slot {
+            self.upper_mask
+        } else {
+            self.lower_mask
+        }
     }
 
     pub(crate) fn equation<W: Coeff>(&self, hash: u64) -> Equation {

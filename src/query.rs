@@ -28,6 +28,8 @@ pub(crate) struct Probe<W> {
     pub(crate) c_hi: W,
     /// Expected result bits (column `j` in bit `j`); 0 for Homogeneous.
     pub(crate) expected: u64,
+    /// The low `columns` bits set.
+    pub(crate) mask: u64,
 }
 
 impl<W: Coeff> Probe<W> {
@@ -39,6 +41,7 @@ impl<W: Coeff> Probe<W> {
         c_lo: W::ZERO,
         c_hi: W::ZERO,
         expected: 0,
+        mask: 0,
     };
 }
 
@@ -70,25 +73,32 @@ impl NativeProbes {
 impl<W: Coeff> Probes<W> for NativeProbes {
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<W> {
-        probe(&self.geometry, &self.expander, hash)
+        let (start, c, expected, mask) = self.expander.expand_masked::<W>(hash);
+        probe_for(&self.geometry, start, c, expected, mask)
     }
 }
 
-/// Hash expansion plus ICML index math for one key of a non-empty filter.
-#[inline(always)]
-pub(crate) fn probe<W: Coeff>(g: &Geometry, ex: &Expander, hash: u64) -> Probe<W> {
-    let (start, c, expected) = ex.expand::<W>(hash);
-    probe_for(g, start, c, expected)
-}
-
 /// ICML index math for an equation `c · Z[start..start + w] = expected` of
-/// a non-empty geometry (`start < num_starts`).
+/// a non-empty geometry (`start < num_starts`); `mask` has the low bits of
+/// the start block's columns set (callers have it at hand already).
 #[inline(always)]
-pub(crate) fn probe_for<W: Coeff>(g: &Geometry, start: u64, c: W, expected: u64) -> Probe<W> {
+pub(crate) fn probe_for<W: Coeff>(
+    g: &Geometry,
+    start: u64,
+    c: W,
+    expected: u64,
+    mask: u64,
+) -> Probe<W> {
     let block = (start / u64::from(W::BITS)) as usize;
     let shift = (start % u64::from(W::BITS)) as u32;
-    let columns = g.block_columns(block) as usize;
-    let lo_word = g.block_word_offset(block);
+    let upper = block >= g.upper_start_block;
+    let columns = g.lower_columns as usize + usize::from(upper);
+    let lo_word = block * g.lower_columns as usize
+        + if upper {
+            block - g.upper_start_block
+        } else {
+            0
+        };
     let hi_word = if block + 1 < g.num_blocks {
         lo_word + columns
     } else {
@@ -102,6 +112,7 @@ pub(crate) fn probe_for<W: Coeff>(g: &Geometry, start: u64, c: W, expected: u64)
         // `c >> (w - shift)` without an out-of-range shift when shift is 0.
         c_hi: (c >> 1) >> (W::BITS - 1 - shift),
         expected,
+        mask,
     }
 }
 

@@ -5,7 +5,7 @@ use core::arch::x86_64::*;
 
 use crate::arch::generic::{self, Portable, QueryKernel, SolveLanes};
 use crate::hash::{Coeff, FreeRows};
-use crate::layout::{Geometry, column_mask};
+use crate::layout::Geometry;
 use crate::query::{Probe, Probes};
 use crate::word::Rows;
 
@@ -85,7 +85,7 @@ impl QueryKernel<u64> for Avx2 {
                 let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
                 bits |= parity_mask(x) << (4 * g);
             }
-            bits & column_mask(p.columns as u32) == p.expected
+            bits & p.mask == p.expected
         }
     }
 }
@@ -120,7 +120,7 @@ impl QueryKernel<u128> for Avx2 {
                 let m = parity_mask(folded);
                 bits |= ((m & 1) | ((m >> 1) & 2)) << (2 * g);
             }
-            bits & column_mask(p.columns as u32) == p.expected
+            bits & p.mask == p.expected
         }
     }
 }

@@ -21,19 +21,27 @@ fn lanes(n: usize) -> __mmask8 {
 /// Loads the lanes in `mask` starting at word `word` (size `bytes`).
 ///
 /// # Safety
-/// AVX-512F is available and `word * bytes` is inside `payload` with every
-/// lane in `mask` inside too.
+/// AVX-512F is available and every lane in `mask` lies inside `payload`.
 #[inline(always)]
 unsafe fn load(payload: &[u8], word: usize, bytes: usize, mask: __mmask8) -> __m512i {
-    // SAFETY: masked-off lanes are not accessed; the caller guarantees the
-    // enabled ones are in bounds.
-    unsafe { _mm512_maskz_loadu_epi64(mask, payload.as_ptr().add(word * bytes).cast::<i64>()) }
+    // SAFETY: masked-off lanes are not accessed (the address is formed with
+    // wrapping arithmetic, so no lane need be in bounds when the mask is
+    // empty); the caller guarantees the enabled ones are in bounds.
+    unsafe {
+        _mm512_maskz_loadu_epi64(
+            mask,
+            payload.as_ptr().wrapping_add(word * bytes).cast::<i64>(),
+        )
+    }
 }
 
-/// Moves bits 0..4 of `e` to bits 0, 2, 4, 6.
+/// Moves bits 0..8 of `e` to bits 0, 2, ..., 14 (bit `k` to bit `2k`).
 #[inline(always)]
-fn spread4(e: u64) -> u64 {
-    (e & 1) | ((e & 2) << 1) | ((e & 4) << 2) | ((e & 8) << 3)
+fn spread8(e: u64) -> u64 {
+    let mut x = e & 0xff;
+    x = (x | (x << 4)) & 0x0f0f;
+    x = (x | (x << 2)) & 0x3333;
+    (x | (x << 1)) & 0x5555
 }
 
 impl QueryKernel<u64> for Avx512 {
@@ -45,14 +53,21 @@ impl QueryKernel<u64> for Avx512 {
 
     #[inline(always)]
     unsafe fn matches(payload: &[u8], p: &Probe<u64>) -> bool {
-        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller); lane j < columns
-        // of both blocks is inside the validated payload.
+        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller); lane j <
+        // columns of both blocks is inside the validated payload.
         unsafe {
             let cl = _mm512_set1_epi64(p.c_lo as i64);
             let ch = _mm512_set1_epi64(p.c_hi as i64);
             let one = _mm512_set1_epi64(1);
-            let mut mismatch = 0u64;
-            let mut j = 0;
+            // Columns 0..8 (the usual case: one vector, no loop): the
+            // probe's column mask is the load mask.
+            let first = p.mask as __mmask8;
+            let lo = load(payload, p.lo_word, 8, first);
+            let hi = load(payload, p.hi_word, 8, first);
+            let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+            let bits = u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one));
+            let mut mismatch = bits ^ (p.expected & 0xff);
+            let mut j = 8;
             while j < p.columns {
                 let mask = lanes((p.columns - j).min(8));
                 let lo = load(payload, p.lo_word + j, 8, mask);
@@ -87,23 +102,29 @@ impl QueryKernel<u128> for Avx512 {
                 p.c_hi as u64 as i64,
             ));
             let one = _mm512_set1_epi64(1);
-            let mut mismatch = 0u64;
-            let mut j = 0;
-            while j < p.columns {
-                let n = (p.columns - j).min(4);
-                let mask = lanes(2 * n);
-                let lo = load(payload, p.lo_word + j, 16, mask);
-                let hi = load(payload, p.hi_word + j, 16, mask);
+            // Parities of four columns (lanes 2k and 2k + 1 of column k),
+            // in bits 2k, 2k + 1 of the result.
+            let four = |j: usize, lanes: __mmask8| -> u64 {
+                let lo = load(payload, p.lo_word + j, 16, lanes);
+                let hi = load(payload, p.hi_word + j, 16, lanes);
                 let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
                 // Fold each column's two halves: parity(l) ^ parity(h).
                 let folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+                u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(folded), one))
+            };
+            let mut mismatch = 0u64;
+            let mut j = 0;
+            loop {
+                // Eight columns per step, as two independent vectors.
+                let lanes = spread8(p.mask >> j) * 3;
                 let bits =
-                    u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(folded), one)) & 0x55;
-                let expected = spread4((p.expected >> j) & ((1 << n) - 1));
-                mismatch |= (bits & u64::from(mask)) ^ expected;
-                j += 4;
+                    four(j, lanes as __mmask8) | (four(j + 4, (lanes >> 8) as __mmask8) << 8);
+                mismatch |= (bits & 0x5555 & lanes) ^ spread8((p.expected & p.mask) >> j);
+                j += 8;
+                if j >= p.columns {
+                    return mismatch == 0;
+                }
             }
-            mismatch == 0
         }
     }
 }

@@ -18,17 +18,24 @@ use crate::word::Word;
 /// SSE is available (always true on x86_64).
 #[inline(always)]
 pub(crate) unsafe fn prefetch_probe<W: Word>(payload: &[u8], p: &Probe<W>) {
-    let first = p.lo_word.min(p.hi_word) * W::BYTES;
-    let end = (p.lo_word.max(p.hi_word) + p.columns) * W::BYTES;
-    let base = payload.as_ptr();
-    let mut at = first;
-    while at < end {
-        // SAFETY: prefetching never faults and needs no valid pointer; the
-        // address is formed with wrapping arithmetic, not dereferenced.
+    // The two blocks are adjacent: from the start block's first word to the
+    // next block's last (only the start block for the last start).
+    let first = p.lo_word * W::BYTES;
+    let span = (p.hi_word - p.lo_word + p.columns) * W::BYTES;
+    let base = payload.as_ptr().wrapping_add(first);
+    // SAFETY (all prefetches): prefetching never faults and needs no valid
+    // pointer; addresses are formed with wrapping arithmetic, never read.
+    unsafe {
+        _mm_prefetch::<_MM_HINT_T0>(base.cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(64).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(span.saturating_sub(1)).cast::<i8>());
+    }
+    // Every 64 bytes from the first, plus the last byte, touch every line;
+    // the loop only runs for blocks wider than 128 bytes (many columns).
+    let mut at = 128;
+    while at < span.saturating_sub(1) {
+        // SAFETY: as above.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(at).cast::<i8>()) };
         at += 64;
     }
-    // The last line, when the range does not start on a line boundary.
-    // SAFETY: as above.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(end.saturating_sub(1)).cast::<i8>()) };
 }

@@ -122,7 +122,7 @@ impl Probes<u128> for RibbonProbes {
         } else {
             self.lower_mask
         };
-        probe_for(&self.geometry, start, coeff, u64::from(result) & mask)
+        probe_for(&self.geometry, start, coeff, u64::from(result) & mask, mask)
     }
 }
 
