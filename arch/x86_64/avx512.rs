@@ -101,24 +101,13 @@ impl QueryKernel<u128> for Avx512 {
                 (p.c_hi >> 64) as u64 as i64,
                 p.c_hi as u64 as i64,
             ));
-            let one = _mm512_set1_epi64(1);
-            // Parities of four columns (lanes 2k and 2k + 1 of column k),
-            // in bits 2k, 2k + 1 of the result.
-            let four = |j: usize, lanes: __mmask8| -> u64 {
-                let lo = load(payload, p.lo_word + j, 16, lanes);
-                let hi = load(payload, p.hi_word + j, 16, lanes);
-                let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
-                // Fold each column's two halves: parity(l) ^ parity(h).
-                let folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
-                u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(folded), one))
-            };
             let mut mismatch = 0u64;
             let mut j = 0;
             loop {
                 // Eight columns per step, as two independent vectors.
                 let lanes = spread8(p.mask >> j) * 3;
-                let bits =
-                    four(j, lanes as __mmask8) | (four(j + 4, (lanes >> 8) as __mmask8) << 8);
+                let bits = four_columns(payload, p, j, lanes as __mmask8, cl, ch)
+                    | (four_columns(payload, p, j + 4, (lanes >> 8) as __mmask8, cl, ch) << 8);
                 mismatch |= (bits & 0x5555 & lanes) ^ spread8((p.expected & p.mask) >> j);
                 j += 8;
                 if j >= p.columns {
@@ -126,6 +115,36 @@ impl QueryKernel<u128> for Avx512 {
                 }
             }
         }
+    }
+}
+
+/// Parities of columns `j .. j + 4` of a 128-bit probe (lanes 2k and
+/// 2k + 1 hold column k), in bits 2k and 2k + 1 of the result. (A function,
+/// not a closure: closures do not inherit the caller's target features.)
+///
+/// # Safety
+/// AVX-512F/VPOPCNTDQ are available and the lanes in `lanes` lie inside
+/// `payload`.
+#[inline(always)]
+unsafe fn four_columns(
+    payload: &[u8],
+    p: &Probe<u128>,
+    j: usize,
+    lanes: __mmask8,
+    cl: __m512i,
+    ch: __m512i,
+) -> u64 {
+    // SAFETY: as documented above.
+    unsafe {
+        let lo = load(payload, p.lo_word + j, 16, lanes);
+        let hi = load(payload, p.hi_word + j, 16, lanes);
+        let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+        // Fold each column's two halves: parity(l) ^ parity(h).
+        let folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+        u64::from(_mm512_test_epi64_mask(
+            _mm512_popcnt_epi64(folded),
+            _mm512_set1_epi64(1),
+        ))
     }
 }
 
