@@ -126,11 +126,12 @@ fn main() {
     println!(
         "- times: ns per key, median of {reps} runs; query columns: positive / negative / 50-50 mixed"
     );
+    println!("- scratch: working memory Plan::build needs, freed after the build (bytes per key)");
     println!();
     println!(
-        "| kind | w | bits/key | FP % | overhead % | build | backend | single pos | single neg | single mixed | batch pos | batch neg | batch mixed |"
+        "| kind | w | bits/key | FP % | overhead % | scratch B/key | build | backend | single pos | single neg | single mixed | batch pos | batch neg | batch mixed |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 
     let settings: &[u32] = if quick { &[7700] } else { &[4000, 7700, 12000] };
     for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
@@ -154,13 +155,14 @@ fn main() {
                     let t = time_queries(v, &[&keys, negative_set, &mixed], reps);
                     let lead = if i == 0 {
                         format!(
-                            "| {kind:?} | {} | {bits:.2} | {:.3} | {:.1} | {build:.0} ",
+                            "| {kind:?} | {} | {bits:.2} | {:.3} | {:.1} | {:.1} | {build:.0} ",
                             width.bits(),
                             fp * 100.0,
-                            overhead * 100.0
+                            overhead * 100.0,
+                            plan.scratch_words() as f64 * 8.0 / n as f64
                         )
                     } else {
-                        "| | | | | | ".to_string()
+                        "| | | | | | | ".to_string()
                     };
                     println!(
                         "{lead}| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",

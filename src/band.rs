@@ -384,9 +384,9 @@ fn step<W: Word, const STANDARD: bool>(
             AddOutcome::Inconsistent
         });
     }
-    let shift = chain.c.trailing_zeros();
+    let (shift, c) = chain.c.drop_trailing_zeros();
     chain.i += shift as usize;
-    chain.c = chain.c >> shift;
+    chain.c = c;
     None
 }
 
@@ -427,8 +427,8 @@ pub(crate) fn insert<W: Word, const STANDARD: bool>(
                 AddOutcome::Inconsistent
             };
         }
-        let shift = c.trailing_zeros();
+        let (shift, shifted) = c.drop_trailing_zeros();
         i += shift as usize;
-        c = c >> shift;
+        c = shifted;
     }
 }

@@ -25,6 +25,13 @@ pub(crate) trait Word:
 
     fn is_zero(self) -> bool;
     fn trailing_zeros(self) -> u32;
+    /// Shifts out the trailing zeros of a non-zero word whose lowest bit is
+    /// 0 (as after an elimination step); returns the shift and the result.
+    #[inline(always)]
+    fn drop_trailing_zeros(self) -> (u32, Self) {
+        let shift = self.trailing_zeros();
+        (shift, self >> shift)
+    }
     /// Parity of the number of set bits: 0 or 1.
     fn parity(self) -> u64;
     /// The low bit as 0 or 1 in a word.
@@ -112,6 +119,19 @@ impl Word for u128 {
     #[inline(always)]
     fn trailing_zeros(self) -> u32 {
         u128::trailing_zeros(self)
+    }
+    #[inline(always)]
+    fn drop_trailing_zeros(self) -> (u32, Self) {
+        let (lo, hi) = (self as u64, (self >> 64) as u64);
+        if lo != 0 {
+            // The usual case by far: a shift of 1..=63 across the halves.
+            let shift = lo.trailing_zeros();
+            let new_lo = (lo >> shift) | (hi << 1 << (63 - shift));
+            (shift, u128::from(new_lo) | (u128::from(hi >> shift) << 64))
+        } else {
+            let shift = 64 + hi.trailing_zeros();
+            (shift, self >> shift)
+        }
     }
     #[inline(always)]
     fn parity(self) -> u64 {

@@ -68,12 +68,12 @@ fn for_bytes_stays_within_budget() {
     }
     for kind in KINDS {
         for width in WIDTHS {
-            for (n, budget) in [
-                (1usize, 100usize),
-                (100, 1000),
-                (1000, 777),
-                (10_000, 12_345),
-            ] {
+            let cases: &[(usize, usize)] = if cfg!(miri) {
+                &[(1, 100), (100, 1000)]
+            } else {
+                &[(1, 100), (100, 1000), (1000, 777), (10_000, 12_345)]
+            };
+            for &(n, budget) in cases {
                 let plan = Plan::for_bytes(kind, width, n, budget).unwrap();
                 assert!(plan.filter_bytes() <= budget);
                 let keys = hashes(n as u64, n);
