@@ -15,3 +15,19 @@ cfg_if::cfg_if! {
         pub(crate) mod aarch64;
     }
 }
+
+/// Hints that the cache line holding `words[at]` will soon be written.
+/// Nothing happens past the end, under Miri, or where the instruction set
+/// has no baseline prefetch.
+#[inline(always)]
+pub(crate) fn prefetch_for_write(words: &[u64], at: usize) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if let Some(word) = words.get(at) {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is baseline on x86_64; prefetching a valid address
+        // never faults and changes no memory.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(word).cast::<i8>()) };
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = (words, at);
+}

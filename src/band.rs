@@ -5,10 +5,11 @@
 //! each followed, for Standard Ribbon only, by its result word (see
 //! [`Rows`]). An all-zero coefficient row is an empty slot.
 
+use crate::arch::prefetch_for_write;
 use crate::dispatch::{self, Backend};
 use crate::error::Error;
 use crate::filter::FilterRef;
-use crate::hash::{Coeff, Equation, Expander, FreeRows};
+use crate::hash::{Coeff, Equation, Expander, FreeRows, remix};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Width};
 use crate::word::{Rows, Word};
 
@@ -33,11 +34,16 @@ const BUCKET_ROW_BYTES: usize = 16 * 1024;
 /// Below this many keys the system fits in cache anyway.
 const SORT_MIN_KEYS: usize = 4096;
 
+/// Rows per start bucket: the largest power of two whose rows fit
+/// [`BUCKET_ROW_BYTES`].
+fn slots_per_bucket(g: &Geometry) -> usize {
+    let row_bytes = 8 * (g.w() / 64 + usize::from(g.kind.is_standard()));
+    ((BUCKET_ROW_BYTES / row_bytes + 1).next_power_of_two() / 2).max(1)
+}
+
 /// log2 of the number of start buckets for a geometry (at most 2^20).
 fn bucket_bits(g: &Geometry) -> u32 {
-    let row_bytes = 8 * (g.w() / 64 + usize::from(g.kind.is_standard()));
-    let slots_per_bucket = (BUCKET_ROW_BYTES / row_bytes).next_power_of_two() / 2;
-    let buckets = g.num_slots().div_ceil(slots_per_bucket.max(1)).max(1);
+    let buckets = g.num_slots().div_ceil(slots_per_bucket(g)).max(1);
     buckets.next_power_of_two().trailing_zeros().min(20)
 }
 
@@ -211,34 +217,7 @@ impl<'s> Banding<'s> {
         let Some(counts) = counts.get_mut(..buckets) else {
             return self.add_all(hashes).map_err(|_| ());
         };
-        // The start is a non-decreasing function of the remixed hash, so
-        // its top bits order keys by start.
-        let seed_mix = self.expander.seed_mix;
-        // x >> (64 - bits), without a 64-bit shift when bits is 0.
-        let bucket = |x: u64| ((x >> 1) >> (63 - bits)) as usize;
-        counts.fill(0);
-        for &h in hashes {
-            if let Some(c) = counts.get_mut(bucket(crate::hash::remix(h, seed_mix))) {
-                *c += 1;
-            }
-        }
-        // Exclusive prefix sums: where each bucket starts.
-        let mut total = 0;
-        for c in counts.iter_mut() {
-            let n = *c;
-            *c = total;
-            total += n;
-        }
-        // Scatter the remixed values, so that banding need not remix again.
-        for &h in hashes {
-            let x = crate::hash::remix(h, seed_mix);
-            if let Some(at) = counts.get_mut(bucket(x)) {
-                if let Some(slot) = ordered.get_mut(*at as usize) {
-                    *slot = x;
-                }
-                *at += 1;
-            }
-        }
+        sort_by_start(hashes, self.expander.seed_mix, bits, counts, ordered);
         match (self.geometry.width, self.expander.standard) {
             (Width::W64, false) => self.add_remixed::<u64, false>(ordered),
             (Width::W64, true) => self.add_remixed::<u64, true>(ordered),
@@ -253,44 +232,77 @@ impl<'s> Banding<'s> {
         // values (far apart in the row array), so that the CPU overlaps
         // their chains of dependent loads. Any interleaving of elimination
         // steps yields a valid reduced system, and the solution does not
-        // depend on it.
+        // depend on it. The loop keeps little state (only the redundant
+        // count; the rest are insertions) so that both chains stay in
+        // registers.
         let (first, second) = remixed.split_at(remixed.len() / 2);
-        let mut first = first.iter();
-        let mut second = second.iter();
-        let expand = |x: &u64| {
-            let (start, c, b) = self.expander.expand_remixed::<W>(*x);
+        let expander = self.expander;
+        let stride = Rows::stride::<W>(STANDARD);
+        let ahead = slots_per_bucket(&self.geometry);
+        let expand = |x: u64| {
+            let (start, c, b) = expander.expand_remixed::<W>(x);
             Chain {
                 i: start as usize,
                 c,
                 b,
             }
         };
-        let mut a = first.next().map(expand);
-        let mut b = second.next().map(expand);
-        let (mut inserted, mut redundant) = (0u64, 0u64);
-        while a.is_some() || b.is_some() {
-            if let Some(chain) = a.as_mut() {
-                if let Some(outcome) = step::<W, STANDARD>(self.rows, chain) {
-                    match outcome {
-                        AddOutcome::Inserted => inserted += 1,
-                        AddOutcome::Redundant => redundant += 1,
-                        AddOutcome::Inconsistent => return Err(()),
+        let rows = &mut *self.rows;
+        let mut redundant = 0u64;
+        let mut record = |outcome: AddOutcome| match outcome {
+            AddOutcome::Inserted => Ok(()),
+            AddOutcome::Redundant => {
+                redundant += 1;
+                Ok(())
+            }
+            AddOutcome::Inconsistent => Err(()),
+        };
+        let (mut rest_a, mut rest_b) = (first.iter(), second.iter());
+        // `second` is never shorter than `first`.
+        let (Some(&x), Some(&y)) = (rest_a.next(), rest_b.next()) else {
+            for &x in second {
+                let (start, c, b) = expander.expand_remixed::<W>(x);
+                record(insert::<W, STANDARD>(rows, start as usize, c, b))?;
+            }
+            self.inserted += second.len() as u64 - redundant;
+            self.redundant += redundant;
+            return Ok(());
+        };
+        let (mut a, mut b) = (expand(x), expand(y));
+        let (mut chain, rest) = loop {
+            if let Some(outcome) = step::<W, STANDARD>(rows, &mut a) {
+                record(outcome)?;
+                match rest_a.next() {
+                    Some(&x) => {
+                        a = expand(x);
+                        prefetch_for_write(rows, (a.i + ahead) * stride);
                     }
-                    a = first.next().map(expand);
+                    None => break (b, rest_b),
                 }
             }
-            if let Some(chain) = b.as_mut() {
-                if let Some(outcome) = step::<W, STANDARD>(self.rows, chain) {
-                    match outcome {
-                        AddOutcome::Inserted => inserted += 1,
-                        AddOutcome::Redundant => redundant += 1,
-                        AddOutcome::Inconsistent => return Err(()),
+            if let Some(outcome) = step::<W, STANDARD>(rows, &mut b) {
+                record(outcome)?;
+                match rest_b.next() {
+                    Some(&y) => {
+                        b = expand(y);
+                        prefetch_for_write(rows, (b.i + ahead) * stride);
                     }
-                    b = second.next().map(expand);
+                    None => break (a, rest_a),
                 }
             }
+        };
+        // One chain is still in flight; finish it and what follows it.
+        let outcome = loop {
+            if let Some(outcome) = step::<W, STANDARD>(rows, &mut chain) {
+                break outcome;
+            }
+        };
+        record(outcome)?;
+        for &x in rest {
+            let (start, c, b) = expander.expand_remixed::<W>(x);
+            record(insert::<W, STANDARD>(rows, start as usize, c, b))?;
         }
-        self.inserted += inserted;
+        self.inserted += remixed.len() as u64 - redundant;
         self.redundant += redundant;
         Ok(())
     }
@@ -346,6 +358,47 @@ impl<'s> Banding<'s> {
     }
 }
 
+/// Counting sort of the remixed hashes by their top `bits` bits into
+/// `ordered`. The start is a non-decreasing function of the remixed hash,
+/// so this orders keys by start; storing the remixed values spares banding
+/// a second remix. Not inlined, so that the compiler knows `counts` and
+/// `ordered` do not overlap and keeps each bucket's position in a register
+/// across the store.
+#[inline(never)]
+fn sort_by_start(
+    hashes: &[u64],
+    seed_mix: u64,
+    bits: u32,
+    counts: &mut [u64],
+    ordered: &mut [u64],
+) {
+    // x >> (64 - bits), without a 64-bit shift when bits is 0.
+    let bucket = |x: u64| ((x >> 1) >> (63 - bits)) as usize;
+    counts.fill(0);
+    for &h in hashes {
+        if let Some(c) = counts.get_mut(bucket(remix(h, seed_mix))) {
+            *c += 1;
+        }
+    }
+    // Exclusive prefix sums: where each bucket starts.
+    let mut total = 0;
+    for c in counts.iter_mut() {
+        let n = *c;
+        *c = total;
+        total += n;
+    }
+    for &h in hashes {
+        let x = remix(h, seed_mix);
+        if let Some(next) = counts.get_mut(bucket(x)) {
+            let at = *next;
+            if let Some(slot) = ordered.get_mut(at as usize) {
+                *slot = x;
+            }
+            *next = at + 1;
+        }
+    }
+}
+
 /// An equation on its way through the system: `c · Z[i..i + w] = b`.
 #[derive(Clone, Copy)]
 struct Chain<W> {
@@ -363,11 +416,16 @@ fn step<W: Word, const STANDARD: bool>(
     let stride = Rows::stride::<W>(STANDARD);
     let result_at = W::BITS as usize / 64;
     let at = chain.i * stride;
-    let existing = W::load(rows, at);
+    // One bounds check per step. Out of bounds cannot happen (see
+    // [`insert`]); were it to, the key is refused rather than dropped.
+    let Some(row) = rows.get_mut(at..at + stride) else {
+        return Some(AddOutcome::Inconsistent);
+    };
+    let existing = W::load(row, 0);
     if existing.is_zero() {
-        chain.c.store(rows, at);
+        chain.c.store(row, 0);
         if STANDARD {
-            if let Some(r) = rows.get_mut(at + result_at) {
+            if let Some(r) = row.get_mut(result_at) {
                 *r = chain.b;
             }
         }
@@ -375,7 +433,7 @@ fn step<W: Word, const STANDARD: bool>(
     }
     chain.c = chain.c ^ existing;
     if STANDARD {
-        chain.b ^= rows.get(at + result_at).copied().unwrap_or(0);
+        chain.b ^= row.get(result_at).copied().unwrap_or(0);
     }
     if chain.c.is_zero() {
         return Some(if chain.b == 0 {
