@@ -14,12 +14,15 @@ pub(crate) trait QueryKernel<W: Coeff> {
     unsafe fn prefetch(payload: &[u8], p: &Probe<W>);
 
     /// Whether all of `p`'s columns match its expected bits. Reads only
-    /// within `payload`.
+    /// within `payload`. `max_columns` is the filter's
+    /// [`Probes::max_columns`]: kernels loop up to it, masking the columns
+    /// a key lacks, so that the loop count never depends on the key (a
+    /// per-key count mispredicts whenever blocks differ in columns).
     ///
     /// # Safety
     /// The CPU supports the kernel's instruction set, and `p` comes from
-    /// [`query::probe`] for the validated geometry `payload` belongs to.
-    unsafe fn matches(payload: &[u8], p: &Probe<W>) -> bool;
+    /// [`query::probe_for`] for the validated geometry `payload` belongs to.
+    unsafe fn matches(payload: &[u8], p: &Probe<W>, max_columns: usize) -> bool;
 }
 
 /// Keys expanded (and their blocks prefetched) before the first of them is
@@ -39,6 +42,7 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     out: &mut [bool],
 ) {
     let mut chunk = [Probe::<W>::EMPTY; CHUNK];
+    let max_columns = probes.max_columns();
     let mut start = 0;
     while start < hashes.len() {
         let end = hashes.len().min(start + CHUNK);
@@ -54,7 +58,7 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
         for (answer, probe) in answers.iter_mut().zip(&chunk) {
             // SAFETY: the caller guarantees the instruction set; the probe
             // was just computed for this filter's geometry.
-            *answer = unsafe { K::matches(payload, probe) };
+            *answer = unsafe { K::matches(payload, probe, max_columns) };
         }
     }
 }
@@ -104,8 +108,7 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     rows: Rows<'_>,
     payload: &mut [u8],
 ) {
-    let max_columns =
-        (g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks)).min(64);
+    let max_columns = g.max_columns().min(64);
     // The state lives in registers when the number of vectors is a
     // constant; one or two vectors cover up to 16 columns on AVX-512.
     // SAFETY (all three): the caller guarantees the instruction set.
@@ -129,8 +132,7 @@ unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
     payload: &mut [u8],
 ) {
     let w = W::BITS as usize;
-    let max_columns =
-        (g.lower_columns as usize + usize::from(g.upper_start_block < g.num_blocks)).min(64);
+    let max_columns = g.max_columns().min(64);
     let vectors = max_columns.div_ceil(L::LANES).min(N);
     // SAFETY (all calls below): the caller guarantees the instruction set.
     let mut state = [unsafe { L::zero() }; N];
@@ -171,7 +173,7 @@ impl<W: Coeff> QueryKernel<W> for Portable {
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>) {}
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<W>) -> bool {
+    unsafe fn matches(payload: &[u8], p: &Probe<W>, _max_columns: usize) -> bool {
         let mut bits = 0u64;
         for j in 0..p.columns {
             let (Some(lo), Some(hi)) = (

@@ -197,6 +197,13 @@ impl Geometry {
         HEADER_BYTES + self.payload_bytes()
     }
 
+    /// The most columns any block has: the loop bound of the SIMD query
+    /// kernels, the same for every key so that it predicts perfectly.
+    #[inline(always)]
+    pub(crate) fn max_columns(&self) -> usize {
+        self.lower_columns as usize + usize::from(self.upper_start_block < self.num_blocks)
+    }
+
     /// Columns stored in block `block`.
     #[inline(always)]
     pub(crate) fn block_columns(&self, block: usize) -> u32 {

@@ -51,6 +51,8 @@ impl<W: Coeff> Probe<W> {
 pub(crate) trait Probes<W> {
     /// The probe of `hash`.
     fn probe(&self, hash: u64) -> Probe<W>;
+    /// The most columns any probe has ([`Geometry::max_columns`]).
+    fn max_columns(&self) -> usize;
 }
 
 /// This crate's hashing ([`Expander`]) over a geometry.
@@ -75,6 +77,10 @@ impl<W: Coeff> Probes<W> for NativeProbes {
     fn probe(&self, hash: u64) -> Probe<W> {
         let (start, c, expected, mask) = self.expander.expand_masked::<W>(hash);
         probe_for(&self.geometry, start, c, expected, mask)
+    }
+    #[inline(always)]
+    fn max_columns(&self) -> usize {
+        self.geometry.max_columns()
     }
 }
 

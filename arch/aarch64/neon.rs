@@ -52,7 +52,7 @@ impl QueryKernel<u64> for Neon {
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<u64>) {}
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u64>) -> bool {
+    unsafe fn matches(payload: &[u8], p: &Probe<u64>, _max_columns: usize) -> bool {
         let pairs = p.columns / 2;
         let mut bits = 0u64;
         // SAFETY: NEON is part of the target; column words j < columns of
@@ -87,7 +87,7 @@ impl QueryKernel<u128> for Neon {
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<u128>) {}
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u128>) -> bool {
+    unsafe fn matches(payload: &[u8], p: &Probe<u128>, _max_columns: usize) -> bool {
         let mut bits = 0u64;
         // SAFETY: NEON is part of the target; column j < columns of both
         // blocks is a 16-byte word inside the validated payload.
@@ -187,7 +187,7 @@ where
 {
     let probe = probes.probe(hash);
     // SAFETY: NEON is part of the target; the probe belongs to `p`.
-    unsafe { <Neon as QueryKernel<W>>::matches(payload, &probe) }
+    unsafe { <Neon as QueryKernel<W>>::matches(payload, &probe, probes.max_columns()) }
 }
 
 /// Batch query.

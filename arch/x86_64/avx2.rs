@@ -65,13 +65,15 @@ impl QueryKernel<u64> for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u64>) -> bool {
-        let groups = p.columns.div_ceil(4);
+    unsafe fn matches(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
+        // Lanes past the key's columns read words that exist but are
+        // masked out of the result.
+        let groups = max_columns.div_ceil(4);
         // Whole groups of four words are read; the few keys whose groups
         // would run past the payload take the portable path.
         if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
             // SAFETY: the portable kernel needs no instruction set.
-            return unsafe { <Portable as QueryKernel<u64>>::matches(payload, p) };
+            return unsafe { <Portable as QueryKernel<u64>>::matches(payload, p, max_columns) };
         }
         // SAFETY: AVX2 is available (caller); every load is in bounds
         // (checked above).
@@ -98,11 +100,11 @@ impl QueryKernel<u128> for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u128>) -> bool {
-        let groups = p.columns.div_ceil(2);
+    unsafe fn matches(payload: &[u8], p: &Probe<u128>, max_columns: usize) -> bool {
+        let groups = max_columns.div_ceil(2);
         if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
             // SAFETY: the portable kernel needs no instruction set.
-            return unsafe { <Portable as QueryKernel<u128>>::matches(payload, p) };
+            return unsafe { <Portable as QueryKernel<u128>>::matches(payload, p, max_columns) };
         }
         // SAFETY: AVX2 is available (caller); loads checked above.
         unsafe {
@@ -218,7 +220,7 @@ where
 {
     let probe = probes.probe(hash);
     // SAFETY: AVX2 is enabled for this function; the probe belongs to `p`.
-    unsafe { <Avx2 as QueryKernel<W>>::matches(payload, &probe) }
+    unsafe { <Avx2 as QueryKernel<W>>::matches(payload, &probe, probes.max_columns()) }
 }
 
 /// Batch query.

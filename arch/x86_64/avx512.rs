@@ -12,12 +12,6 @@ use crate::word::Rows;
 /// The AVX-512F + VPOPCNTDQ instruction set (with AVX2).
 pub(crate) struct Avx512;
 
-/// Mask of the low `n` of 8 lanes, `n <= 8`.
-#[inline(always)]
-fn lanes(n: usize) -> __mmask8 {
-    (0xffu16 >> (8 - n)) as __mmask8
-}
-
 /// Loads the lanes in `mask` starting at word `word` (size `bytes`).
 ///
 /// # Safety
@@ -52,7 +46,7 @@ impl QueryKernel<u64> for Avx512 {
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u64>) -> bool {
+    unsafe fn matches(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
         // SAFETY: AVX-512F/VPOPCNTDQ are available (caller); lane j <
         // columns of both blocks is inside the validated payload.
         unsafe {
@@ -67,14 +61,17 @@ impl QueryKernel<u64> for Avx512 {
             let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
             let bits = u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one));
             let mut mismatch = bits ^ (p.expected & 0xff);
+            // Further groups of eight up to the filter's column count; the
+            // key's column mask disables the lanes it lacks (a group may
+            // be empty: masked-off lanes are never read).
             let mut j = 8;
-            while j < p.columns {
-                let mask = lanes((p.columns - j).min(8));
+            while j < max_columns {
+                let mask = (p.mask >> j) as __mmask8;
                 let lo = load(payload, p.lo_word + j, 8, mask);
                 let hi = load(payload, p.hi_word + j, 8, mask);
                 let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
                 let bits = u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one));
-                mismatch |= bits ^ ((p.expected >> j) & u64::from(mask));
+                mismatch |= bits ^ ((p.expected >> j) & 0xff);
                 j += 8;
             }
             mismatch == 0
@@ -90,7 +87,7 @@ impl QueryKernel<u128> for Avx512 {
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u128>) -> bool {
+    unsafe fn matches(payload: &[u8], p: &Probe<u128>, max_columns: usize) -> bool {
         // SAFETY: as for the 64-bit kernel; a column is two lanes.
         unsafe {
             let cl = _mm512_broadcast_i32x4(_mm_set_epi64x(
@@ -110,7 +107,7 @@ impl QueryKernel<u128> for Avx512 {
                     | (four_columns(payload, p, j + 4, (lanes >> 8) as __mmask8, cl, ch) << 8);
                 mismatch |= (bits & 0x5555 & lanes) ^ spread8((p.expected & p.mask) >> j);
                 j += 8;
-                if j >= p.columns {
+                if j >= max_columns {
                     return mismatch == 0;
                 }
             }
@@ -243,7 +240,7 @@ where
     let probe = probes.probe(hash);
     // SAFETY: the features are enabled for this function; the probe belongs
     // to `p`.
-    unsafe { <Avx512 as QueryKernel<W>>::matches(payload, &probe) }
+    unsafe { <Avx512 as QueryKernel<W>>::matches(payload, &probe, probes.max_columns()) }
 }
 
 /// Batch query.

@@ -124,6 +124,10 @@ impl Probes<u128> for RibbonProbes {
         };
         probe_for(&self.geometry, start, coeff, u64::from(result) & mask, mask)
     }
+    #[inline(always)]
+    fn max_columns(&self) -> usize {
+        self.geometry.max_columns()
+    }
 }
 
 /// Bands `hashes` (adjacent duplicates skipped) with seed ordinals
