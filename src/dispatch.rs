@@ -252,10 +252,19 @@ pub(crate) fn contains(backend: Backend, p: Parts<'_>, hash: u64) -> bool {
     if p.geometry.num_blocks == 0 {
         return false;
     }
-    let probes = NativeProbes::new(&p);
-    match p.geometry.width {
-        Width::W64 => u64::contains(backend, &probes, p.payload, hash),
-        Width::W128 => u128::contains(backend, &probes, p.payload, hash),
+    match (p.geometry.width, p.expander.standard) {
+        (Width::W64, false) => {
+            u64::contains(backend, &NativeProbes::<false>::new(&p), p.payload, hash)
+        }
+        (Width::W64, true) => {
+            u64::contains(backend, &NativeProbes::<true>::new(&p), p.payload, hash)
+        }
+        (Width::W128, false) => {
+            u128::contains(backend, &NativeProbes::<false>::new(&p), p.payload, hash)
+        }
+        (Width::W128, true) => {
+            u128::contains(backend, &NativeProbes::<true>::new(&p), p.payload, hash)
+        }
     }
 }
 
@@ -265,10 +274,36 @@ pub(crate) fn contains_batch(backend: Backend, p: Parts<'_>, hashes: &[u64], out
         out.fill(false);
         return;
     }
-    let probes = NativeProbes::new(&p);
-    match p.geometry.width {
-        Width::W64 => u64::contains_batch(backend, &probes, p.payload, hashes, out),
-        Width::W128 => u128::contains_batch(backend, &probes, p.payload, hashes, out),
+    let (payload, standard) = (p.payload, p.expander.standard);
+    match (p.geometry.width, standard) {
+        (Width::W64, false) => u64::contains_batch(
+            backend,
+            &NativeProbes::<false>::new(&p),
+            payload,
+            hashes,
+            out,
+        ),
+        (Width::W64, true) => u64::contains_batch(
+            backend,
+            &NativeProbes::<true>::new(&p),
+            payload,
+            hashes,
+            out,
+        ),
+        (Width::W128, false) => u128::contains_batch(
+            backend,
+            &NativeProbes::<false>::new(&p),
+            payload,
+            hashes,
+            out,
+        ),
+        (Width::W128, true) => u128::contains_batch(
+            backend,
+            &NativeProbes::<true>::new(&p),
+            payload,
+            hashes,
+            out,
+        ),
     }
 }
 

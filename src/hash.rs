@@ -190,11 +190,15 @@ impl Expander {
 
     /// [`Expander::expand`] plus the mask of the start block's columns.
     #[inline(always)]
-    pub(crate) fn expand_masked<W: Coeff>(&self, hash: u64) -> (u64, W, u64, u64) {
+    /// `STANDARD` must equal the filter's kind.
+    pub(crate) fn expand_masked<W: Coeff, const STANDARD: bool>(
+        &self,
+        hash: u64,
+    ) -> (u64, W, u64, u64) {
         let x = remix(hash, self.seed_mix);
         let s = start(x, self.num_starts, self.smash);
         let mask = self.mask_for(s);
-        let b = if self.standard { result(x) & mask } else { 0 };
+        let b = if STANDARD { result(x) & mask } else { 0 };
         (s, coeff::<W>(x), b, mask)
     }
 

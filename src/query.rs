@@ -55,16 +55,18 @@ pub(crate) trait Probes<W> {
     fn max_columns(&self) -> usize;
 }
 
-/// This crate's hashing ([`Expander`]) over a geometry.
+/// This crate's hashing ([`Expander`]) over a geometry; `STANDARD` is the
+/// filter's kind, fixed at compile time so that Homogeneous probes skip the
+/// result bits.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct NativeProbes {
+pub(crate) struct NativeProbes<const STANDARD: bool> {
     geometry: Geometry,
     expander: Expander,
 }
 
-impl NativeProbes {
+impl<const STANDARD: bool> NativeProbes<STANDARD> {
     #[inline(always)]
-    pub(crate) fn new(p: &crate::filter::Parts<'_>) -> NativeProbes {
+    pub(crate) fn new(p: &crate::filter::Parts<'_>) -> NativeProbes<STANDARD> {
         NativeProbes {
             geometry: p.geometry,
             expander: p.expander,
@@ -72,10 +74,10 @@ impl NativeProbes {
     }
 }
 
-impl<W: Coeff> Probes<W> for NativeProbes {
+impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD> {
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<W> {
-        let (start, c, expected, mask) = self.expander.expand_masked::<W>(hash);
+        let (start, c, expected, mask) = self.expander.expand_masked::<W, STANDARD>(hash);
         probe_for(&self.geometry, start, c, expected, mask)
     }
     #[inline(always)]
