@@ -37,7 +37,7 @@ const SORT_MIN_KEYS: usize = 4096;
 /// Rows per start bucket: the largest power of two whose rows fit
 /// [`BUCKET_ROW_BYTES`].
 fn slots_per_bucket(g: &Geometry) -> usize {
-    let row_bytes = 8 * (g.w() / 64 + usize::from(g.kind.is_standard()));
+    let row_bytes = 8 * row_words(g);
     ((BUCKET_ROW_BYTES / row_bytes + 1).next_power_of_two() / 2).max(1)
 }
 
@@ -53,10 +53,15 @@ pub(crate) fn sort_scratch_words(g: &Geometry, n: usize) -> Option<usize> {
     n.checked_add(1usize << bucket_bits(g))
 }
 
+/// u64 words per row: the coefficient word(s), plus the result word for
+/// Standard Ribbon ([`Rows::stride`] for a geometry).
+fn row_words(g: &Geometry) -> usize {
+    g.w() / 64 + usize::from(g.kind.is_standard())
+}
+
 /// u64 words of scratch a geometry needs.
 pub(crate) fn scratch_words(g: &Geometry) -> Option<usize> {
-    g.num_slots()
-        .checked_mul(g.w() / 64 + usize::from(g.kind.is_standard()))
+    g.num_slots().checked_mul(row_words(g))
 }
 
 /// Incremental banding of key hashes into caller scratch.
@@ -258,46 +263,40 @@ impl<'s> Banding<'s> {
             AddOutcome::Inconsistent => Err(()),
         };
         let (mut rest_a, mut rest_b) = (first.iter(), second.iter());
-        // `second` is never shorter than `first`.
-        let (Some(&x), Some(&y)) = (rest_a.next(), rest_b.next()) else {
-            for &x in second {
-                let (start, c, b) = expander.expand_remixed::<W>(x);
-                record(insert::<W, STANDARD>(rows, start as usize, c, b))?;
-            }
-            self.inserted += second.len() as u64 - redundant;
-            self.redundant += redundant;
-            return Ok(());
-        };
-        let (mut a, mut b) = (expand(x), expand(y));
-        let (mut chain, rest) = loop {
-            if let Some(outcome) = step::<W, STANDARD>(rows, &mut a) {
-                record(outcome)?;
-                match rest_a.next() {
-                    Some(&x) => {
-                        a = expand(x);
-                        prefetch_for_write(rows, (a.i + ahead) * stride);
+        // `second` is never shorter than `first`: with one value or none,
+        // only `second` has any.
+        let (chain, rest) = match (rest_a.next(), rest_b.next()) {
+            (Some(&x), Some(&y)) => {
+                let (mut a, mut b) = (expand(x), expand(y));
+                loop {
+                    if let Some(outcome) = step::<W, STANDARD>(rows, &mut a) {
+                        record(outcome)?;
+                        match rest_a.next() {
+                            Some(&x) => {
+                                a = expand(x);
+                                prefetch_for_write(rows, (a.i + ahead) * stride);
+                            }
+                            None => break (b, rest_b),
+                        }
                     }
-                    None => break (b, rest_b),
+                    if let Some(outcome) = step::<W, STANDARD>(rows, &mut b) {
+                        record(outcome)?;
+                        match rest_b.next() {
+                            Some(&y) => {
+                                b = expand(y);
+                                prefetch_for_write(rows, (b.i + ahead) * stride);
+                            }
+                            None => break (a, rest_a),
+                        }
+                    }
                 }
             }
-            if let Some(outcome) = step::<W, STANDARD>(rows, &mut b) {
-                record(outcome)?;
-                match rest_b.next() {
-                    Some(&y) => {
-                        b = expand(y);
-                        prefetch_for_write(rows, (b.i + ahead) * stride);
-                    }
-                    None => break (a, rest_a),
-                }
-            }
+            (_, Some(&y)) => (expand(y), rest_b),
+            (_, None) => return Ok(()),
         };
-        // One chain is still in flight; finish it and what follows it.
-        let outcome = loop {
-            if let Some(outcome) = step::<W, STANDARD>(rows, &mut chain) {
-                break outcome;
-            }
-        };
-        record(outcome)?;
+        // One chain is still in flight: its reduced equation is inserted
+        // like a new one. Then what follows it.
+        record(insert::<W, STANDARD>(rows, chain.i, chain.c, chain.b))?;
         for &x in rest {
             let (start, c, b) = expander.expand_remixed::<W>(x);
             record(insert::<W, STANDARD>(rows, start as usize, c, b))?;
@@ -456,37 +455,14 @@ fn step<W: Word, const STANDARD: bool>(
 #[inline(always)]
 pub(crate) fn insert<W: Word, const STANDARD: bool>(
     rows: &mut [u64],
-    mut i: usize,
-    mut c: W,
-    mut b: u64,
+    start: usize,
+    c: W,
+    b: u64,
 ) -> AddOutcome {
-    let stride = Rows::stride::<W>(STANDARD);
-    let result_at = W::BITS as usize / 64;
+    let mut chain = Chain { i: start, c, b };
     loop {
-        let at = i * stride;
-        let existing = W::load(rows, at);
-        if existing.is_zero() {
-            c.store(rows, at);
-            if STANDARD {
-                if let Some(r) = rows.get_mut(at + result_at) {
-                    *r = b;
-                }
-            }
-            return AddOutcome::Inserted;
+        if let Some(outcome) = step::<W, STANDARD>(rows, &mut chain) {
+            return outcome;
         }
-        c = c ^ existing;
-        if STANDARD {
-            b ^= rows.get(at + result_at).copied().unwrap_or(0);
-        }
-        if c.is_zero() {
-            return if b == 0 {
-                AddOutcome::Redundant
-            } else {
-                AddOutcome::Inconsistent
-            };
-        }
-        let (shift, shifted) = c.drop_trailing_zeros();
-        i += shift as usize;
-        c = shifted;
     }
 }
