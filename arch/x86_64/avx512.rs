@@ -54,7 +54,9 @@ impl QueryKernel<u64> for Avx512 {
             let ch = _mm512_set1_epi64(p.c_hi as i64);
             let one = _mm512_set1_epi64(1);
             // Columns 0..8 (the usual case: one vector, no loop): the
-            // probe's column mask is the load mask.
+            // probe's column mask is the load mask. Written out ahead of
+            // the loop on purpose: folded into it, batch queries measured
+            // about 10 % slower.
             let first = p.mask as __mmask8;
             let lo = load(payload, p.lo_word, 8, first);
             let hi = load(payload, p.hi_word, 8, first);
