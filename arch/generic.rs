@@ -7,22 +7,25 @@ use crate::word::{Rows, Word};
 
 /// Evaluating every column of one key at once, and prefetching its words.
 pub(crate) trait QueryKernel<W: Coeff> {
-    /// Starts loading the cache lines `p` will read.
+    /// Starts loading the cache lines `p` will read (`max_columns` as for
+    /// [`QueryKernel::matches`]).
     ///
     /// # Safety
     /// The CPU supports the kernel's instruction set.
-    unsafe fn prefetch(payload: &[u8], p: &Probe<W>);
+    unsafe fn prefetch(payload: &[u8], p: &Probe<W>, max_columns: usize);
 
     /// Whether all of `p`'s columns match its expected bits. Reads only
     /// within `payload`. `max_columns` is the filter's
     /// [`Probes::max_columns`]: kernels loop up to it, masking the columns
     /// a key lacks, so that the loop count never depends on the key (a
     /// per-key count mispredicts whenever blocks differ in columns).
+    /// `P` is the probes' type: without result bits ([`Probes::RESULT`]),
+    /// kernels skip `expected`.
     ///
     /// # Safety
     /// The CPU supports the kernel's instruction set, and `p` comes from
     /// [`query::probe_for`] for the validated geometry `payload` belongs to.
-    unsafe fn matches(payload: &[u8], p: &Probe<W>, max_columns: usize) -> bool;
+    unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, max_columns: usize) -> bool;
 }
 
 /// Keys expanded (and their blocks prefetched) before the first of them is
@@ -53,12 +56,12 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
         for (slot, &hash) in chunk.iter_mut().zip(keys) {
             *slot = probes.probe(hash);
             // SAFETY: the caller guarantees the instruction set.
-            unsafe { K::prefetch(payload, slot) };
+            unsafe { K::prefetch(payload, slot, max_columns) };
         }
         for (answer, probe) in answers.iter_mut().zip(&chunk) {
             // SAFETY: the caller guarantees the instruction set; the probe
             // was just computed for this filter's geometry.
-            *answer = unsafe { K::matches(payload, probe, max_columns) };
+            *answer = unsafe { K::matches::<P>(payload, probe, max_columns) };
         }
     }
 }
@@ -170,12 +173,12 @@ pub(crate) struct Portable;
 
 impl<W: Coeff> QueryKernel<W> for Portable {
     #[inline(always)]
-    unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>) {}
+    unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>, _max_columns: usize) {}
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<W>, _max_columns: usize) -> bool {
+    unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, _max_columns: usize) -> bool {
         let mut bits = 0u64;
-        for j in 0..p.columns {
+        for j in 0..p.columns() {
             let (Some(lo), Some(hi)) = (
                 W::read_word(payload, p.lo_word + j),
                 W::read_word(payload, p.hi_word + j),
@@ -186,6 +189,6 @@ impl<W: Coeff> QueryKernel<W> for Portable {
             };
             bits |= query::column_bit(lo, hi, p) << (j & 63);
         }
-        bits == p.expected
+        bits == if P::RESULT { p.expected } else { 0 }
     }
 }

@@ -20,15 +20,14 @@ pub(crate) struct Probe<W> {
     /// First ICML word of the next block (the start block itself when the
     /// start is the last possible one; its `c_hi` is then 0).
     pub(crate) hi_word: usize,
-    /// Columns to check: those of the start block.
-    pub(crate) columns: usize,
     /// Coefficient bits that select slots of the start block.
     pub(crate) c_lo: W,
     /// Coefficient bits that select slots of the next block.
     pub(crate) c_hi: W,
     /// Expected result bits (column `j` in bit `j`); 0 for Homogeneous.
     pub(crate) expected: u64,
-    /// The low `columns` bits set.
+    /// The low bits set for the start block's columns (the columns to
+    /// check).
     pub(crate) mask: u64,
 }
 
@@ -37,18 +36,27 @@ impl<W: Coeff> Probe<W> {
     pub(crate) const EMPTY: Probe<W> = Probe {
         lo_word: 0,
         hi_word: 0,
-        columns: 0,
         c_lo: W::ZERO,
         c_hi: W::ZERO,
         expected: 0,
         mask: 0,
     };
+
+    /// The number of columns to check (the set bits of `mask`, which are
+    /// the low ones).
+    #[inline(always)]
+    pub(crate) fn columns(&self) -> usize {
+        (u64::BITS - self.mask.leading_zeros()) as usize
+    }
 }
 
 /// Turns key hashes into probes. This crate's filters use [`NativeProbes`];
 /// a foreign format with its own hashing over the same ICML layout (the
 /// `rocksdb` module) brings its own, and every kernel serves both.
 pub(crate) trait Probes<W> {
+    /// Whether probes carry result bits (Standard Ribbon). When false,
+    /// `expected` is always 0 and kernels skip it.
+    const RESULT: bool;
     /// The probe of `hash`.
     fn probe(&self, hash: u64) -> Probe<W>;
     /// The most columns any probe has ([`Geometry::max_columns`]).
@@ -75,6 +83,7 @@ impl<const STANDARD: bool> NativeProbes<STANDARD> {
 }
 
 impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD> {
+    const RESULT: bool = STANDARD;
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<W> {
         let (start, c, expected, mask) = self.expander.expand_masked::<W, STANDARD>(hash);
@@ -115,7 +124,6 @@ pub(crate) fn probe_for<W: Coeff>(
     Probe {
         lo_word,
         hi_word,
-        columns,
         c_lo: c << shift,
         // `c >> (w - shift)` without an out-of-range shift when shift is 0.
         c_hi: (c >> 1) >> (W::BITS - 1 - shift),
@@ -136,7 +144,7 @@ pub(crate) fn column_bit<W: Coeff>(lo: W, hi: W, p: &Probe<W>) -> u64 {
 /// "maybe present": a filter must never turn a bug into a false negative.
 #[inline(always)]
 pub(crate) fn matches<W: Coeff>(payload: &[u8], p: &Probe<W>) -> bool {
-    for j in 0..p.columns {
+    for j in 0..p.columns() {
         let (Some(lo), Some(hi)) = (
             W::read_word(payload, p.lo_word + j),
             W::read_word(payload, p.hi_word + j),

@@ -49,11 +49,12 @@ unsafe fn pair(lo: u64, hi: u64) -> uint64x2_t {
 
 impl QueryKernel<u64> for Neon {
     #[inline(always)]
-    unsafe fn prefetch(_payload: &[u8], _p: &Probe<u64>) {}
+    unsafe fn prefetch(_payload: &[u8], _p: &Probe<u64>, _max_columns: usize) {}
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u64>, _max_columns: usize) -> bool {
-        let pairs = p.columns / 2;
+    unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, _max_columns: usize) -> bool {
+        let columns = p.columns();
+        let pairs = columns / 2;
         let mut bits = 0u64;
         // SAFETY: NEON is part of the target; column words j < columns of
         // both blocks are inside the validated payload.
@@ -68,8 +69,8 @@ impl QueryKernel<u64> for Neon {
                 bits |= two << (2 * k);
             }
         }
-        if p.columns % 2 == 1 {
-            let j = p.columns - 1;
+        if columns % 2 == 1 {
+            let j = columns - 1;
             let (Some(lo), Some(hi)) = (
                 <u64 as Word>::read_word(payload, p.lo_word + j),
                 <u64 as Word>::read_word(payload, p.hi_word + j),
@@ -78,23 +79,28 @@ impl QueryKernel<u64> for Neon {
             };
             bits |= query::column_bit(lo, hi, p) << j;
         }
-        bits == p.expected
+        bits == if P::RESULT { p.expected } else { 0 }
     }
 }
 
 impl QueryKernel<u128> for Neon {
     #[inline(always)]
-    unsafe fn prefetch(_payload: &[u8], _p: &Probe<u128>) {}
+    unsafe fn prefetch(_payload: &[u8], _p: &Probe<u128>, _max_columns: usize) {}
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u128>, _max_columns: usize) -> bool {
+    unsafe fn matches<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        _max_columns: usize,
+    ) -> bool {
+        let columns = p.columns();
         let mut bits = 0u64;
         // SAFETY: NEON is part of the target; column j < columns of both
         // blocks is a 16-byte word inside the validated payload.
         unsafe {
             let cl = pair(p.c_lo as u64, (p.c_lo >> 64) as u64);
             let ch = pair(p.c_hi as u64, (p.c_hi >> 64) as u64);
-            for j in 0..p.columns {
+            for j in 0..columns {
                 let lo = load(payload, (p.lo_word + j) * 16);
                 let hi = load(payload, (p.hi_word + j) * 16);
                 let x = veorq_u64(vandq_u64(lo, cl), vandq_u64(hi, ch));
@@ -102,7 +108,7 @@ impl QueryKernel<u128> for Neon {
                 bits |= u64::from(count & 1) << j;
             }
         }
-        bits == p.expected
+        bits == if P::RESULT { p.expected } else { 0 }
     }
 }
 
@@ -187,7 +193,7 @@ where
 {
     let probe = probes.probe(hash);
     // SAFETY: NEON is part of the target; the probe belongs to `p`.
-    unsafe { <Neon as QueryKernel<W>>::matches(payload, &probe, probes.max_columns()) }
+    unsafe { <Neon as QueryKernel<W>>::matches::<P>(payload, &probe, probes.max_columns()) }
 }
 
 /// Batch query.

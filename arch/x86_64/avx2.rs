@@ -59,13 +59,13 @@ unsafe fn load(payload: &[u8], word: usize, bytes: usize) -> __m256i {
 
 impl QueryKernel<u64> for Avx2 {
     #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>) {
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>, max_columns: usize) {
         // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p) }
+        unsafe { super::prefetch_probe(payload, p, max_columns) }
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
+    unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
         // Lanes past the key's columns read words that exist but are
         // masked out of the result.
         let groups = max_columns.div_ceil(4);
@@ -73,7 +73,9 @@ impl QueryKernel<u64> for Avx2 {
         // would run past the payload take the portable path.
         if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
             // SAFETY: the portable kernel needs no instruction set.
-            return unsafe { <Portable as QueryKernel<u64>>::matches(payload, p, max_columns) };
+            return unsafe {
+                <Portable as QueryKernel<u64>>::matches::<P>(payload, p, max_columns)
+            };
         }
         // SAFETY: AVX2 is available (caller); every load is in bounds
         // (checked above).
@@ -87,24 +89,30 @@ impl QueryKernel<u64> for Avx2 {
                 let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
                 bits |= parity_mask(x) << (4 * g);
             }
-            bits & p.mask == p.expected
+            bits & p.mask == if P::RESULT { p.expected } else { 0 }
         }
     }
 }
 
 impl QueryKernel<u128> for Avx2 {
     #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>) {
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>, max_columns: usize) {
         // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p) }
+        unsafe { super::prefetch_probe(payload, p, max_columns) }
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u128>, max_columns: usize) -> bool {
+    unsafe fn matches<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> bool {
         let groups = max_columns.div_ceil(2);
         if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
             // SAFETY: the portable kernel needs no instruction set.
-            return unsafe { <Portable as QueryKernel<u128>>::matches(payload, p, max_columns) };
+            return unsafe {
+                <Portable as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
+            };
         }
         // SAFETY: AVX2 is available (caller); loads checked above.
         unsafe {
@@ -122,7 +130,7 @@ impl QueryKernel<u128> for Avx2 {
                 let m = parity_mask(folded);
                 bits |= ((m & 1) | ((m >> 1) & 2)) << (2 * g);
             }
-            bits & p.mask == p.expected
+            bits & p.mask == if P::RESULT { p.expected } else { 0 }
         }
     }
 }
@@ -220,7 +228,7 @@ where
 {
     let probe = probes.probe(hash);
     // SAFETY: AVX2 is enabled for this function; the probe belongs to `p`.
-    unsafe { <Avx2 as QueryKernel<W>>::matches(payload, &probe, probes.max_columns()) }
+    unsafe { <Avx2 as QueryKernel<W>>::matches::<P>(payload, &probe, probes.max_columns()) }
 }
 
 /// Batch query.

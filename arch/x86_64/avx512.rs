@@ -40,56 +40,81 @@ fn spread8(e: u64) -> u64 {
 
 impl QueryKernel<u64> for Avx512 {
     #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>) {
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>, max_columns: usize) {
         // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p) }
+        unsafe { super::prefetch_probe(payload, p, max_columns) }
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
-        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller); lane j <
-        // columns of both blocks is inside the validated payload.
+    unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
+        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller); the lanes
+        // `eight_columns` loads are columns of both blocks, inside the
+        // validated payload.
         unsafe {
             let cl = _mm512_set1_epi64(p.c_lo as i64);
             let ch = _mm512_set1_epi64(p.c_hi as i64);
-            let one = _mm512_set1_epi64(1);
-            // Columns 0..8 (the usual case: one vector, no loop): the
-            // probe's column mask is the load mask. Written out ahead of
-            // the loop on purpose: folded into it, batch queries measured
-            // about 10 % slower.
-            let first = p.mask as __mmask8;
-            let lo = load(payload, p.lo_word, 8, first);
-            let hi = load(payload, p.hi_word, 8, first);
-            let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
-            let bits = u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one));
-            let mut mismatch = bits ^ (p.expected & 0xff);
+            // Columns 0..8 (the usual case: one vector, no loop). Written
+            // out ahead of the loop on purpose: folded into it, batch
+            // queries measured about 10 % slower.
+            let mut mismatches = eight_columns::<P>(payload, p, 0, cl, ch);
             // Further groups of eight up to the filter's column count; the
             // key's column mask disables the lanes it lacks (a group may
             // be empty: masked-off lanes are never read).
             let mut j = 8;
             while j < max_columns {
-                let mask = (p.mask >> j) as __mmask8;
-                let lo = load(payload, p.lo_word + j, 8, mask);
-                let hi = load(payload, p.hi_word + j, 8, mask);
-                let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
-                let bits = u64::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one));
-                mismatch |= bits ^ ((p.expected >> j) & 0xff);
+                let more = eight_columns::<P>(payload, p, j, cl, ch);
+                mismatches = _mm512_or_si512(mismatches, more);
                 j += 8;
             }
-            mismatch == 0
+            _mm512_test_epi64_mask(mismatches, _mm512_set1_epi64(1)) == 0
         }
+    }
+}
+
+/// Columns `j .. j + 8` of a 64-bit probe: lane `k` holds a count whose
+/// low bit is 1 when column `j + k` does not match its expected bit (0 in
+/// lanes past the key's columns). Mismatches of several groups combine
+/// with a plain OR, tested once at the end.
+///
+/// # Safety
+/// AVX-512F/VPOPCNTDQ are available, `j < 64`, and `p`'s columns lie
+/// inside `payload`.
+#[inline(always)]
+unsafe fn eight_columns<P: Probes<u64>>(
+    payload: &[u8],
+    p: &Probe<u64>,
+    j: usize,
+    cl: __m512i,
+    ch: __m512i,
+) -> __m512i {
+    // SAFETY: as documented above.
+    unsafe {
+        let lanes = (p.mask >> j) as __mmask8;
+        let lo = load(payload, p.lo_word + j, 8, lanes);
+        let hi = load(payload, p.hi_word + j, 8, lanes);
+        let mut x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+        if P::RESULT {
+            // parity(x) ^ e = parity(x ^ e) for a one-bit e.
+            let expected = (p.expected >> j) as __mmask8;
+            x = _mm512_mask_xor_epi64(x, expected, x, _mm512_set1_epi64(1));
+        }
+        _mm512_popcnt_epi64(x)
     }
 }
 
 impl QueryKernel<u128> for Avx512 {
     #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>) {
+    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>, max_columns: usize) {
         // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p) }
+        unsafe { super::prefetch_probe(payload, p, max_columns) }
     }
 
     #[inline(always)]
-    unsafe fn matches(payload: &[u8], p: &Probe<u128>, max_columns: usize) -> bool {
+    unsafe fn matches<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> bool {
         // SAFETY: as for the 64-bit kernel; a column is two lanes.
         unsafe {
             let cl = _mm512_broadcast_i32x4(_mm_set_epi64x(
@@ -100,50 +125,62 @@ impl QueryKernel<u128> for Avx512 {
                 (p.c_hi >> 64) as u64 as i64,
                 p.c_hi as u64 as i64,
             ));
-            let mut mismatch = 0u64;
+            let mut mismatches = _mm512_setzero_si512();
             let mut j = 0;
             loop {
                 // Eight columns per step, as two independent vectors.
                 let lanes = spread8(p.mask >> j) * 3;
-                let bits = four_columns(payload, p, j, lanes as __mmask8, cl, ch)
-                    | (four_columns(payload, p, j + 4, (lanes >> 8) as __mmask8, cl, ch) << 8);
-                mismatch |= (bits & 0x5555 & lanes) ^ spread8((p.expected & p.mask) >> j);
+                let expected = if P::RESULT {
+                    spread8(p.expected >> j)
+                } else {
+                    0
+                };
+                let a = four_columns::<P>(payload, p, j, lanes, expected, cl, ch);
+                let b = four_columns::<P>(payload, p, j + 4, lanes >> 8, expected >> 8, cl, ch);
+                mismatches = _mm512_or_si512(mismatches, _mm512_or_si512(a, b));
                 j += 8;
                 if j >= max_columns {
-                    return mismatch == 0;
+                    // After the fold both lanes of a column hold its
+                    // parity; the even lanes carry the expected bit.
+                    let even = _mm512_test_epi64_mask(mismatches, _mm512_set1_epi64(1)) & 0x55;
+                    return even == 0;
                 }
             }
         }
     }
 }
 
-/// Parities of columns `j .. j + 4` of a 128-bit probe (lanes 2k and
-/// 2k + 1 hold column k), in bits 2k and 2k + 1 of the result. (A function,
-/// not a closure: closures do not inherit the caller's target features.)
+/// Columns `j .. j + 4` of a 128-bit probe (lanes 2k and 2k + 1 hold
+/// column k): lane 2k holds a count whose low bit is 1 when column `j + k`
+/// does not match its expected bit (bit 2k of `expected`); 0 in lanes past
+/// the key's columns. (A function, not a closure: closures do not inherit
+/// the caller's target features.)
 ///
 /// # Safety
 /// AVX-512F/VPOPCNTDQ are available and the lanes in `lanes` lie inside
 /// `payload`.
 #[inline(always)]
-unsafe fn four_columns(
+unsafe fn four_columns<P: Probes<u128>>(
     payload: &[u8],
     p: &Probe<u128>,
     j: usize,
-    lanes: __mmask8,
+    lanes: u64,
+    expected: u64,
     cl: __m512i,
     ch: __m512i,
-) -> u64 {
+) -> __m512i {
     // SAFETY: as documented above.
     unsafe {
-        let lo = load(payload, p.lo_word + j, 16, lanes);
-        let hi = load(payload, p.hi_word + j, 16, lanes);
+        let lo = load(payload, p.lo_word + j, 16, lanes as __mmask8);
+        let hi = load(payload, p.hi_word + j, 16, lanes as __mmask8);
         let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
         // Fold each column's two halves: parity(l) ^ parity(h).
-        let folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
-        u64::from(_mm512_test_epi64_mask(
-            _mm512_popcnt_epi64(folded),
-            _mm512_set1_epi64(1),
-        ))
+        let mut folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+        if P::RESULT {
+            folded =
+                _mm512_mask_xor_epi64(folded, expected as __mmask8, folded, _mm512_set1_epi64(1));
+        }
+        _mm512_popcnt_epi64(folded)
     }
 }
 
@@ -242,7 +279,7 @@ where
     let probe = probes.probe(hash);
     // SAFETY: the features are enabled for this function; the probe belongs
     // to `p`.
-    unsafe { <Avx512 as QueryKernel<W>>::matches(payload, &probe, probes.max_columns()) }
+    unsafe { <Avx512 as QueryKernel<W>>::matches::<P>(payload, &probe, probes.max_columns()) }
 }
 
 /// Batch query.

@@ -17,12 +17,14 @@ use crate::word::Word;
 /// # Safety
 /// SSE is available (always true on x86_64).
 #[inline(always)]
-pub(crate) unsafe fn prefetch_probe<W: Word>(payload: &[u8], p: &Probe<W>) {
+pub(crate) unsafe fn prefetch_probe<W: Word>(payload: &[u8], p: &Probe<W>, max_columns: usize) {
     // The two blocks are adjacent: from the start block's first word to the
-    // next block's last (only the start block for the last start).
-    let first = p.lo_word * W::BYTES;
-    let span = (p.hi_word - p.lo_word + p.columns) * W::BYTES;
-    let base = payload.as_ptr().wrapping_add(first);
+    // next block's last. The span assumes the filter's largest blocks, so
+    // that it is the same for every key (for smaller blocks and the last
+    // start it reaches a few words further; prefetching past the payload
+    // is harmless).
+    let span = 2 * max_columns * W::BYTES;
+    let base = payload.as_ptr().wrapping_add(p.lo_word * W::BYTES);
     // SAFETY (all prefetches): prefetching never faults and needs no valid
     // pointer; addresses are formed with wrapping arithmetic, never read.
     unsafe {

@@ -114,6 +114,7 @@ impl RibbonProbes {
 }
 
 impl Probes<u128> for RibbonProbes {
+    const RESULT: bool = true;
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<u128> {
         let (start, coeff, result) = self.hasher.equation(hash);
