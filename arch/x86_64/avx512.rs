@@ -29,15 +29,6 @@ unsafe fn load(payload: &[u8], word: usize, bytes: usize, mask: __mmask8) -> __m
     }
 }
 
-/// Moves bits 0..8 of `e` to bits 0, 2, ..., 14 (bit `k` to bit `2k`).
-#[inline(always)]
-fn spread8(e: u64) -> u64 {
-    let mut x = e & 0xff;
-    x = (x | (x << 4)) & 0x0f0f;
-    x = (x | (x << 2)) & 0x3333;
-    (x | (x << 1)) & 0x5555
-}
-
 impl QueryKernel<u64> for Avx512 {
     #[inline(always)]
     unsafe fn prefetch(payload: &[u8], p: &Probe<u64>, max_columns: usize) {
@@ -128,22 +119,20 @@ impl QueryKernel<u128> for Avx512 {
             let mut mismatches = _mm512_setzero_si512();
             let mut j = 0;
             loop {
-                // Eight columns per step, as two independent vectors.
-                let lanes = spread8(p.mask >> j) * 3;
-                let expected = if P::RESULT {
-                    spread8(p.expected >> j)
-                } else {
-                    0
-                };
-                let a = four_columns::<P>(payload, p, j, lanes, expected, cl, ch);
-                let b = four_columns::<P>(payload, p, j + 4, lanes >> 8, expected >> 8, cl, ch);
+                // Eight columns per step, as two independent vectors. The
+                // key's columns are the low bits of its mask, so the 16
+                // lanes of the next eight columns are the low
+                // 2 * min(8, columns - j) bits: (m + 1)^2 - 1 for
+                // m = (1 << c) - 1.
+                let m = (p.mask >> j) & 0xff;
+                let lanes = (m + 1) * (m + 1) - 1;
+                let expected = _mm512_set1_epi64((p.expected >> j) as i64);
+                let a = four_columns::<P>(payload, p, j, lanes, expected, 0, cl, ch);
+                let b = four_columns::<P>(payload, p, j + 4, lanes >> 8, expected, 4, cl, ch);
                 mismatches = _mm512_or_si512(mismatches, _mm512_or_si512(a, b));
                 j += 8;
                 if j >= max_columns {
-                    // After the fold both lanes of a column hold its
-                    // parity; the even lanes carry the expected bit.
-                    let even = _mm512_test_epi64_mask(mismatches, _mm512_set1_epi64(1)) & 0x55;
-                    return even == 0;
+                    return _mm512_test_epi64_mask(mismatches, _mm512_set1_epi64(1)) == 0;
                 }
             }
         }
@@ -151,21 +140,24 @@ impl QueryKernel<u128> for Avx512 {
 }
 
 /// Columns `j .. j + 4` of a 128-bit probe (lanes 2k and 2k + 1 hold
-/// column k): lane 2k holds a count whose low bit is 1 when column `j + k`
-/// does not match its expected bit (bit 2k of `expected`); 0 in lanes past
-/// the key's columns. (A function, not a closure: closures do not inherit
-/// the caller's target features.)
+/// column `j + k`): both lanes of a column hold a count whose low bit is 1
+/// when the column does not match its expected bit, 0 in lanes past the
+/// key's columns. Bit `first + k` of every lane of `expected` is column
+/// `j + k`'s expected bit. (A function, not a closure: closures do not
+/// inherit the caller's target features.)
 ///
 /// # Safety
 /// AVX-512F/VPOPCNTDQ are available and the lanes in `lanes` lie inside
 /// `payload`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn four_columns<P: Probes<u128>>(
     payload: &[u8],
     p: &Probe<u128>,
     j: usize,
     lanes: u64,
-    expected: u64,
+    expected: __m512i,
+    first: i64,
     cl: __m512i,
     ch: __m512i,
 ) -> __m512i {
@@ -177,8 +169,19 @@ unsafe fn four_columns<P: Probes<u128>>(
         // Fold each column's two halves: parity(l) ^ parity(h).
         let mut folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
         if P::RESULT {
-            folded =
-                _mm512_mask_xor_epi64(folded, expected as __mmask8, folded, _mm512_set1_epi64(1));
+            // parity(x) ^ e = parity(x ^ e) for a one-bit e.
+            let column = _mm512_set_epi64(
+                first + 3,
+                first + 3,
+                first + 2,
+                first + 2,
+                first + 1,
+                first + 1,
+                first,
+                first,
+            );
+            let bit = _mm512_and_si512(_mm512_srlv_epi64(expected, column), _mm512_set1_epi64(1));
+            folded = _mm512_xor_si512(folded, bit);
         }
         _mm512_popcnt_epi64(folded)
     }
