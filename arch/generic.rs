@@ -7,6 +7,17 @@ use crate::word::{Rows, Word};
 
 /// Evaluating every column of one key at once, and prefetching its words.
 pub(crate) trait QueryKernel<W: Coeff> {
+    /// Writes the probes of `hashes` (at most [`CHUNK`]) to the first
+    /// entries of `chunk`. Kernels with a vector twin of the hash expansion
+    /// override this for [`Probes::native`] probes.
+    ///
+    /// # Safety
+    /// The CPU supports the kernel's instruction set.
+    #[inline(always)]
+    unsafe fn expand<P: Probes<W>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<W>) {
+        expand_scalar(probes, hashes, chunk, 0);
+    }
+
     /// Starts loading the cache lines `p` will read (`max_columns` as for
     /// [`QueryKernel::matches`]).
     ///
@@ -30,7 +41,73 @@ pub(crate) trait QueryKernel<W: Coeff> {
 
 /// Keys expanded (and their blocks prefetched) before the first of them is
 /// evaluated.
-const CHUNK: usize = 64;
+pub(crate) const CHUNK: usize = 64;
+
+/// The probes of up to [`CHUNK`] keys, field by field (so that a vector
+/// expansion stores eight keys' field with one instruction).
+pub(crate) struct ProbeChunk<W> {
+    pub(crate) lo_word: [usize; CHUNK],
+    pub(crate) hi_word: [usize; CHUNK],
+    pub(crate) c_lo: [W; CHUNK],
+    pub(crate) c_hi: [W; CHUNK],
+    pub(crate) expected: [u64; CHUNK],
+    pub(crate) mask: [u64; CHUNK],
+}
+
+impl<W: Coeff> ProbeChunk<W> {
+    pub(crate) const EMPTY: ProbeChunk<W> = ProbeChunk {
+        lo_word: [0; CHUNK],
+        hi_word: [0; CHUNK],
+        c_lo: [W::ZERO; CHUNK],
+        c_hi: [W::ZERO; CHUNK],
+        expected: [0; CHUNK],
+        mask: [0; CHUNK],
+    };
+
+    /// Stores probe `i` (`i < CHUNK`; larger indices are ignored).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, p: Probe<W>) {
+        if i < CHUNK {
+            self.lo_word[i] = p.lo_word;
+            self.hi_word[i] = p.hi_word;
+            self.c_lo[i] = p.c_lo;
+            self.c_hi[i] = p.c_hi;
+            self.expected[i] = p.expected;
+            self.mask[i] = p.mask;
+        }
+    }
+
+    /// Probe `i` (`i < CHUNK`; larger indices give an empty probe).
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Probe<W> {
+        if i < CHUNK {
+            Probe {
+                lo_word: self.lo_word[i],
+                hi_word: self.hi_word[i],
+                c_lo: self.c_lo[i],
+                c_hi: self.c_hi[i],
+                expected: self.expected[i],
+                mask: self.mask[i],
+            }
+        } else {
+            Probe::EMPTY
+        }
+    }
+}
+
+/// Writes the probes of `hashes[from..]` to the same entries of `chunk`,
+/// one key at a time.
+#[inline(always)]
+pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
+    probes: &P,
+    hashes: &[u64],
+    chunk: &mut ProbeChunk<W>,
+    from: usize,
+) {
+    for (i, &hash) in hashes.iter().enumerate().skip(from) {
+        chunk.set(i, probes.probe(hash));
+    }
+}
 
 /// Batch query: per chunk of keys, expand and prefetch all, then evaluate
 /// all. `out.len() == hashes.len()`; the filter is not empty.
@@ -44,7 +121,7 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    let mut chunk = [Probe::<W>::EMPTY; CHUNK];
+    let mut chunk = ProbeChunk::<W>::EMPTY;
     let max_columns = probes.max_columns();
     let mut start = 0;
     while start < hashes.len() {
@@ -53,15 +130,14 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
             return;
         };
         start = end;
-        for (slot, &hash) in chunk.iter_mut().zip(keys) {
-            *slot = probes.probe(hash);
-            // SAFETY: the caller guarantees the instruction set.
-            unsafe { K::prefetch(payload, slot, max_columns) };
+        // SAFETY (all three): the caller guarantees the instruction set;
+        // the probes were just computed for this filter's geometry.
+        unsafe { K::expand(probes, keys, &mut chunk) };
+        for i in 0..keys.len() {
+            unsafe { K::prefetch(payload, &chunk.get(i), max_columns) };
         }
-        for (answer, probe) in answers.iter_mut().zip(&chunk) {
-            // SAFETY: the caller guarantees the instruction set; the probe
-            // was just computed for this filter's geometry.
-            *answer = unsafe { K::matches::<P>(payload, probe, max_columns) };
+        for (i, answer) in answers.iter_mut().enumerate() {
+            *answer = unsafe { K::matches::<P>(payload, &chunk.get(i), max_columns) };
         }
     }
 }

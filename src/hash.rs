@@ -20,11 +20,11 @@ use crate::word::Word;
 /// Spreads a 32-bit seed over 64 bits before it is xored into the hash.
 const SEED_SPREAD: u64 = 0x91d9_3080_f9b4_39fd;
 /// Remix multiplier (odd).
-const REMIX: u64 = 0x3cea_af30_8142_c8eb;
+pub(crate) const REMIX: u64 = 0x3cea_af30_8142_c8eb;
 /// Coefficient multiplier (odd).
-const COEFF: u64 = 0x6276_55da_a05f_1119;
+pub(crate) const COEFF: u64 = 0x6276_55da_a05f_1119;
 /// Folded-product multiplier for Standard Ribbon result rows.
-const RESULT: u64 = 0x6301_bbfc_a0c5_154f;
+pub(crate) const RESULT: u64 = 0x6301_bbfc_a0c5_154f;
 /// Folded-product multiplier and salt for the values of free (empty) rows.
 const FREE_ROW: u64 = 0x6fce_d11d_2bd8_a1e7;
 const FREE_ROW_SALT: u64 = 0x2545_f491_4f6c_dd1d;

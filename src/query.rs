@@ -61,6 +61,13 @@ pub(crate) trait Probes<W> {
     fn probe(&self, hash: u64) -> Probe<W>;
     /// The most columns any probe has ([`Geometry::max_columns`]).
     fn max_columns(&self) -> usize;
+    /// The geometry and [`Expander`] when `probe` is exactly
+    /// [`NativeProbes`]' (this crate's hashing): a kernel may then expand
+    /// several keys at once with a vector twin of the same math.
+    #[inline(always)]
+    fn native(&self) -> Option<(&Geometry, &Expander)> {
+        None
+    }
 }
 
 /// This crate's hashing ([`Expander`]) over a geometry; `STANDARD` is the
@@ -92,6 +99,10 @@ impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD> {
     #[inline(always)]
     fn max_columns(&self) -> usize {
         self.geometry.max_columns()
+    }
+    #[inline(always)]
+    fn native(&self) -> Option<(&Geometry, &Expander)> {
+        Some((&self.geometry, &self.expander))
     }
 }
 
