@@ -46,8 +46,10 @@ pub(crate) const CHUNK: usize = 64;
 /// The probes of up to [`CHUNK`] keys, field by field (so that a vector
 /// expansion stores eight keys' field with one instruction).
 pub(crate) struct ProbeChunk<W> {
-    pub(crate) lo_word: [usize; CHUNK],
-    pub(crate) hi_word: [usize; CHUNK],
+    /// Word indices as u64 (a validated geometry's fit in usize), so that
+    /// vector code stores them the same on every target.
+    pub(crate) lo_word: [u64; CHUNK],
+    pub(crate) hi_word: [u64; CHUNK],
     pub(crate) c_lo: [W; CHUNK],
     pub(crate) c_hi: [W; CHUNK],
     pub(crate) expected: [u64; CHUNK],
@@ -68,8 +70,8 @@ impl<W: Coeff> ProbeChunk<W> {
     #[inline(always)]
     pub(crate) fn set(&mut self, i: usize, p: Probe<W>) {
         if i < CHUNK {
-            self.lo_word[i] = p.lo_word;
-            self.hi_word[i] = p.hi_word;
+            self.lo_word[i] = p.lo_word as u64;
+            self.hi_word[i] = p.hi_word as u64;
             self.c_lo[i] = p.c_lo;
             self.c_hi[i] = p.c_hi;
             self.expected[i] = p.expected;
@@ -82,8 +84,8 @@ impl<W: Coeff> ProbeChunk<W> {
     pub(crate) fn get(&self, i: usize) -> Probe<W> {
         if i < CHUNK {
             Probe {
-                lo_word: self.lo_word[i],
-                hi_word: self.hi_word[i],
+                lo_word: self.lo_word[i] as usize,
+                hi_word: self.hi_word[i] as usize,
                 c_lo: self.c_lo[i],
                 c_hi: self.c_hi[i],
                 expected: self.expected[i],

@@ -3,7 +3,8 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::generic::{self, Portable, QueryKernel, SolveLanes};
+use super::expand::{self, U64Lanes};
+use crate::arch::generic::{self, Portable, ProbeChunk, QueryKernel, SolveLanes};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::query::{Probe, Probes};
@@ -59,6 +60,12 @@ unsafe fn load(payload: &[u8], word: usize, bytes: usize) -> __m256i {
 
 impl QueryKernel<u64> for Avx2 {
     #[inline(always)]
+    unsafe fn expand<P: Probes<u64>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u64>) {
+        // SAFETY: AVX2 is available (caller).
+        unsafe { expand::expand_chunk::<__m256i, u64, P>(probes, hashes, chunk) }
+    }
+
+    #[inline(always)]
     unsafe fn prefetch(payload: &[u8], p: &Probe<u64>, max_columns: usize) {
         // SAFETY: SSE is part of x86_64.
         unsafe { super::prefetch_probe(payload, p, max_columns) }
@@ -96,6 +103,12 @@ impl QueryKernel<u64> for Avx2 {
 
 impl QueryKernel<u128> for Avx2 {
     #[inline(always)]
+    unsafe fn expand<P: Probes<u128>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u128>) {
+        // SAFETY: AVX2 is available (caller).
+        unsafe { expand::expand_chunk::<__m256i, u128, P>(probes, hashes, chunk) }
+    }
+
+    #[inline(always)]
     unsafe fn prefetch(payload: &[u8], p: &Probe<u128>, max_columns: usize) {
         // SAFETY: SSE is part of x86_64.
         unsafe { super::prefetch_probe(payload, p, max_columns) }
@@ -132,6 +145,117 @@ impl QueryKernel<u128> for Avx2 {
             }
             bits & p.mask == if P::RESULT { p.expected } else { 0 }
         }
+    }
+}
+
+/// Four lanes for the vector hash expansion (`super::expand`). AVX2 has
+/// only signed 64-bit compares; the expansion compares values below 2^63,
+/// where they agree with unsigned ones.
+impl U64Lanes for __m256i {
+    const LANES: usize = 4;
+    /// All ones in lanes where the comparison holds.
+    type Mask = __m256i;
+
+    #[inline(always)]
+    unsafe fn splat(v: u64) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_set1_epi64x(v as i64) }
+    }
+    #[inline(always)]
+    unsafe fn load(src: &[u64]) -> Self {
+        debug_assert!(src.len() >= 4);
+        // SAFETY: AVX2 is available and the slice holds LANES values
+        // (the trait's contract); no alignment is needed.
+        unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, dst: &mut [u64]) {
+        debug_assert!(dst.len() >= 4);
+        // SAFETY: AVX2 is available and the slice holds LANES values
+        // (the trait's contract); no alignment is needed.
+        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
+        debug_assert!(dst.len() >= 4);
+        // Little-endian u128: low half first. The unpacks give keys 0, 2
+        // and 1, 3; the permutes put them in order.
+        // SAFETY: AVX2 is available and `dst` holds LANES values (the
+        // trait's contract): two vectors of two 128-bit values.
+        unsafe {
+            let even = _mm256_unpacklo_epi64(lo, hi);
+            let odd = _mm256_unpackhi_epi64(lo, hi);
+            let first = _mm256_permute2x128_si256::<0x20>(even, odd);
+            let second = _mm256_permute2x128_si256::<0x31>(even, odd);
+            _mm256_storeu_si256(dst.as_mut_ptr().cast(), first);
+            _mm256_storeu_si256(dst.as_mut_ptr().wrapping_add(2).cast(), second);
+        }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_xor_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_and_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_or_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_add_epi64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_sub_epi64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn mul32(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_mul_epu32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn shr<const N: u32>(self) -> Self {
+        // A count register rather than an immediate (whose type differs);
+        // the compiler emits the immediate form for the constant count.
+        unsafe { _mm256_srl_epi64(self, _mm_set_epi64x(0, i64::from(N))) }
+    }
+    #[inline(always)]
+    unsafe fn shl<const N: u32>(self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_sll_epi64(self, _mm_set_epi64x(0, i64::from(N))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_var(self, counts: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_srlv_epi64(self, counts) }
+    }
+    #[inline(always)]
+    unsafe fn shl_var(self, counts: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_sllv_epi64(self, counts) }
+    }
+    #[inline(always)]
+    unsafe fn ge(self, o: Self) -> __m256i {
+        // self >= o  <=>  self > o - 1 (signed; o - 1 >= -1 here).
+        unsafe { _mm256_cmpgt_epi64(self, _mm256_sub_epi64(o, _mm256_set1_epi64x(1))) }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, o: Self) -> __m256i {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_cmpgt_epi64(o, self) }
+    }
+    #[inline(always)]
+    unsafe fn select(m: __m256i, if_true: Self, if_false: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_blendv_epi8(if_false, if_true, m) }
     }
 }
 

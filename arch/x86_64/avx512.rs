@@ -3,8 +3,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::generic::{self, CHUNK, ProbeChunk, QueryKernel, SolveLanes};
-use crate::hash::{self, Coeff, Expander, FreeRows};
+use super::expand::{self, U64Lanes};
+use crate::arch::generic::{self, ProbeChunk, QueryKernel, SolveLanes};
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::query::{Probe, Probes};
 use crate::word::Rows;
@@ -33,7 +34,7 @@ impl QueryKernel<u64> for Avx512 {
     #[inline(always)]
     unsafe fn expand<P: Probes<u64>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u64>) {
         // SAFETY: AVX-512F is available (caller).
-        unsafe { expand_chunk::<u64, P>(probes, hashes, chunk) }
+        unsafe { expand::expand_chunk::<__m512i, u64, P>(probes, hashes, chunk) }
     }
 
     #[inline(always)]
@@ -103,7 +104,7 @@ impl QueryKernel<u128> for Avx512 {
     #[inline(always)]
     unsafe fn expand<P: Probes<u128>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u128>) {
         // SAFETY: AVX-512F is available (caller).
-        unsafe { expand_chunk::<u128, P>(probes, hashes, chunk) }
+        unsafe { expand::expand_chunk::<__m512i, u128, P>(probes, hashes, chunk) }
     }
 
     #[inline(always)]
@@ -199,187 +200,36 @@ unsafe fn four_columns<P: Probes<u128>>(
     }
 }
 
-// ---------------------------------------------------------------------
-// Hash expansion, eight keys at a time: the vector twin of
-// `NativeProbes::probe` (hash::remix, hash::start, hash::coeff,
-// hash::result, Expander::mask_for and query::probe_for), bit for bit.
-// AVX-512F has no 64-bit multiply, so products are assembled from
-// 32 x 32 -> 64-bit ones (`vpmuludq`).
-// ---------------------------------------------------------------------
+/// Eight lanes for the vector hash expansion (`super::expand`).
+impl U64Lanes for __m512i {
+    const LANES: usize = 8;
+    type Mask = __mmask8;
 
-/// Low 64 bits of `a * b` in every lane.
-///
-/// # Safety
-/// AVX-512F is available.
-#[inline(always)]
-unsafe fn mul_lo(a: __m512i, b: u64) -> __m512i {
-    // SAFETY: AVX-512F is available (caller).
-    unsafe {
-        let b_lo = _mm512_set1_epi64((b & 0xffff_ffff) as i64);
-        let b_hi = _mm512_set1_epi64((b >> 32) as i64);
-        let a_hi = _mm512_srli_epi64::<32>(a);
-        let cross = _mm512_add_epi64(_mm512_mul_epu32(a_hi, b_lo), _mm512_mul_epu32(a, b_hi));
-        _mm512_add_epi64(_mm512_mul_epu32(a, b_lo), _mm512_slli_epi64::<32>(cross))
-    }
-}
-
-/// The 128-bit product `a * b` in every lane, as (low, high) halves.
-///
-/// # Safety
-/// AVX-512F is available.
-#[inline(always)]
-unsafe fn mul_full(a: __m512i, b: u64) -> (__m512i, __m512i) {
-    // SAFETY: AVX-512F is available (caller).
-    unsafe {
-        let low32 = _mm512_set1_epi64(0xffff_ffff);
-        let b_lo = _mm512_set1_epi64((b & 0xffff_ffff) as i64);
-        let b_hi = _mm512_set1_epi64((b >> 32) as i64);
-        let a_hi = _mm512_srli_epi64::<32>(a);
-        let p00 = _mm512_mul_epu32(a, b_lo);
-        let p01 = _mm512_mul_epu32(a, b_hi);
-        let p10 = _mm512_mul_epu32(a_hi, b_lo);
-        let p11 = _mm512_mul_epu32(a_hi, b_hi);
-        // Bits 32..96: three terms below 2^32 each, no overflow.
-        let mid = _mm512_add_epi64(
-            _mm512_add_epi64(_mm512_srli_epi64::<32>(p00), _mm512_and_si512(p01, low32)),
-            _mm512_and_si512(p10, low32),
-        );
-        let hi = _mm512_add_epi64(
-            _mm512_add_epi64(p11, _mm512_srli_epi64::<32>(p01)),
-            _mm512_add_epi64(_mm512_srli_epi64::<32>(p10), _mm512_srli_epi64::<32>(mid)),
-        );
-        let lo = _mm512_or_si512(_mm512_and_si512(p00, low32), _mm512_slli_epi64::<32>(mid));
-        (lo, hi)
-    }
-}
-
-/// A filter's expansion constants, one per lane.
-struct Broadcast {
-    seed_mix: __m512i,
-    /// `num_starts + 2 * smash`, below 2^32.
-    draws: __m512i,
-    smash: Option<(__m512i, __m512i)>,
-    upper_start_slot: __m512i,
-    lower_mask: __m512i,
-    upper_mask: __m512i,
-    lower_columns: __m512i,
-    upper_start_block: __m512i,
-    num_blocks: __m512i,
-}
-
-impl Broadcast {
-    /// The constants, or `None` when the filter is too large for the
-    /// 32-bit multiplies below (more than 2^32 starts: over 4 GiB per
-    /// column).
-    ///
-    /// # Safety
-    /// AVX-512F is available.
     #[inline(always)]
-    unsafe fn new(g: &Geometry, e: &Expander) -> Option<Broadcast> {
-        let draws = e.num_starts.checked_add(2 * e.smash)?;
-        if draws > u64::from(u32::MAX) || e.num_starts == 0 {
-            return None;
-        }
-        let set = |v: u64| {
-            // SAFETY: AVX-512F is available (caller).
-            unsafe { _mm512_set1_epi64(v as i64) }
-        };
-        Some(Broadcast {
-            seed_mix: set(e.seed_mix),
-            draws: set(draws),
-            smash: (e.smash > 0).then(|| (set(e.smash), set(e.num_starts - 1))),
-            upper_start_slot: set(e.upper_start_slot),
-            lower_mask: set(e.lower_mask),
-            upper_mask: set(e.upper_mask),
-            lower_columns: set(u64::from(g.lower_columns)),
-            upper_start_block: set(g.upper_start_block as u64),
-            num_blocks: set(g.num_blocks as u64),
-        })
+    unsafe fn splat(v: u64) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_set1_epi64(v as i64) }
     }
-}
-
-/// Eight keys' remixed values, starts, column masks and (`standard`)
-/// masked result bits.
-///
-/// # Safety
-/// AVX-512F is available.
-#[inline(always)]
-unsafe fn expand_common(
-    b: &Broadcast,
-    hashes: __m512i,
-    standard: bool,
-) -> (__m512i, __m512i, __m512i, __m512i) {
-    // SAFETY: AVX-512F is available (caller).
-    unsafe {
-        let x = mul_lo(_mm512_xor_si512(hashes, b.seed_mix), hash::REMIX);
-        // Fastrange with `draws < 2^32`: the high half of x * draws is
-        // (x_hi * draws + (x_lo * draws >> 32)) >> 32, exactly.
-        let high = _mm512_mul_epu32(_mm512_srli_epi64::<32>(x), b.draws);
-        let low = _mm512_srli_epi64::<32>(_mm512_mul_epu32(x, b.draws));
-        let mut start = _mm512_srli_epi64::<32>(_mm512_add_epi64(high, low));
-        if let Some((smash, last)) = b.smash {
-            let above = _mm512_sub_epi64(_mm512_max_epu64(start, smash), smash);
-            start = _mm512_min_epu64(above, last);
-        }
-        let upper = _mm512_cmpge_epu64_mask(start, b.upper_start_slot);
-        let mask = _mm512_mask_blend_epi64(upper, b.lower_mask, b.upper_mask);
-        let expected = if standard {
-            let (lo, hi) = mul_full(x, hash::RESULT);
-            _mm512_and_si512(_mm512_xor_si512(lo, hi), mask)
-        } else {
-            _mm512_setzero_si512()
-        };
-        (x, start, mask, expected)
+    #[inline(always)]
+    unsafe fn load(src: &[u64]) -> Self {
+        debug_assert!(src.len() >= 8);
+        // SAFETY: AVX-512F is available and the slice holds LANES values
+        // (the trait's contract); no alignment is needed.
+        unsafe { _mm512_loadu_si512(src.as_ptr().cast()) }
     }
-}
-
-/// ICML word indices of eight keys' start blocks and next blocks.
-///
-/// # Safety
-/// AVX-512F is available; `block < 2^32` in every lane.
-#[inline(always)]
-unsafe fn expand_words(b: &Broadcast, block: __m512i) -> (__m512i, __m512i) {
-    // SAFETY: AVX-512F is available (caller).
-    unsafe {
-        let one = _mm512_set1_epi64(1);
-        let upper = _mm512_cmpge_epu64_mask(block, b.upper_start_block);
-        let columns = _mm512_mask_add_epi64(b.lower_columns, upper, b.lower_columns, one);
-        let base = _mm512_mul_epu32(block, b.lower_columns);
-        let lo_word = _mm512_mask_add_epi64(
-            base,
-            upper,
-            base,
-            _mm512_sub_epi64(block, b.upper_start_block),
-        );
-        let has_next = _mm512_cmplt_epu64_mask(_mm512_add_epi64(block, one), b.num_blocks);
-        let hi_word = _mm512_mask_add_epi64(lo_word, has_next, lo_word, columns);
-        (lo_word, hi_word)
+    #[inline(always)]
+    unsafe fn store(self, dst: &mut [u64]) {
+        debug_assert!(dst.len() >= 8);
+        // SAFETY: AVX-512F is available and the slice holds LANES values
+        // (the trait's contract); no alignment is needed.
+        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), self) }
     }
-}
-
-/// Stores eight lanes at `out[i..i + 8]`; nothing if that is out of range.
-///
-/// # Safety
-/// AVX-512F is available.
-#[inline(always)]
-unsafe fn store8<T: Copy>(out: &mut [T; CHUNK], i: usize, v: __m512i) {
-    const { assert!(core::mem::size_of::<T>() == 8) };
-    if let Some(dst) = out.get_mut(i..i + 8) {
-        // SAFETY: `dst` is eight 8-byte values, 64 bytes; storeu has no
-        // alignment requirement; T is usize or u64 (plain integers).
-        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) };
-    }
-}
-
-/// Stores eight 128-bit values given as low and high halves at
-/// `out[i..i + 8]`; nothing if that is out of range.
-///
-/// # Safety
-/// AVX-512F is available.
-#[inline(always)]
-unsafe fn store8_u128(out: &mut [u128; CHUNK], i: usize, lo: __m512i, hi: __m512i) {
-    if let Some(dst) = out.get_mut(i..i + 8) {
-        // SAFETY: `dst` is 128 bytes; little-endian u128 = low half first.
+    #[inline(always)]
+    unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
+        debug_assert!(dst.len() >= 8);
+        // Little-endian u128: low half first; keys 0-3, then 4-7.
+        // SAFETY: AVX-512F is available and `dst` holds LANES values (the
+        // trait's contract): two vectors of four 128-bit values.
         unsafe {
             let first =
                 _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi);
@@ -389,142 +239,71 @@ unsafe fn store8_u128(out: &mut [u128; CHUNK], i: usize, lo: __m512i, hi: __m512
             _mm512_storeu_si512(dst.as_mut_ptr().wrapping_add(4).cast(), second);
         }
     }
-}
-
-/// Per-width part of the vector expansion.
-trait ExpandWidth: Coeff {
-    /// Expands `hashes[i..i + 8]` into `chunk[i..i + 8]`.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `i + 8 <= hashes.len().min(CHUNK)`.
-    unsafe fn expand8(
-        b: &Broadcast,
-        hashes: &[u64],
-        i: usize,
-        standard: bool,
-        chunk: &mut ProbeChunk<Self>,
-    );
-}
-
-/// Loads `hashes[i..i + 8]`.
-///
-/// # Safety
-/// AVX-512F is available; `i + 8 <= hashes.len()`.
-#[inline(always)]
-unsafe fn load_hashes(hashes: &[u64], i: usize) -> __m512i {
-    // SAFETY: the caller guarantees the eight values are in bounds.
-    unsafe { _mm512_loadu_si512(hashes.as_ptr().add(i).cast()) }
-}
-
-impl ExpandWidth for u64 {
     #[inline(always)]
-    unsafe fn expand8(
-        b: &Broadcast,
-        hashes: &[u64],
-        i: usize,
-        standard: bool,
-        chunk: &mut ProbeChunk<u64>,
-    ) {
-        // SAFETY: AVX-512F is available and the hashes are in bounds
-        // (caller); starts are below 2^32, so blocks are too.
-        unsafe {
-            let (x, start, mask, expected) = expand_common(b, load_hashes(hashes, i), standard);
-            let c = _mm512_or_si512(mul_lo(x, hash::COEFF), _mm512_set1_epi64(1));
-            let shift = _mm512_and_si512(start, _mm512_set1_epi64(63));
-            let (lo_word, hi_word) = expand_words(b, _mm512_srli_epi64::<6>(start));
-            // c << shift, and (c >> 1) >> (63 - shift) as in probe_for.
-            let c_lo = _mm512_sllv_epi64(c, shift);
-            let c_hi = _mm512_srlv_epi64(
-                _mm512_srli_epi64::<1>(c),
-                _mm512_sub_epi64(_mm512_set1_epi64(63), shift),
-            );
-            store8(&mut chunk.lo_word, i, lo_word);
-            store8(&mut chunk.hi_word, i, hi_word);
-            store8(&mut chunk.c_lo, i, c_lo);
-            store8(&mut chunk.c_hi, i, c_hi);
-            store8(&mut chunk.mask, i, mask);
-            store8(&mut chunk.expected, i, expected);
-        }
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_xor_si512(self, o) }
     }
-}
-
-impl ExpandWidth for u128 {
     #[inline(always)]
-    unsafe fn expand8(
-        b: &Broadcast,
-        hashes: &[u64],
-        i: usize,
-        standard: bool,
-        chunk: &mut ProbeChunk<u128>,
-    ) {
-        // SAFETY: as for u64.
-        unsafe {
-            let (x, start, mask, expected) = expand_common(b, load_hashes(hashes, i), standard);
-            let (c_low, c_high) = mul_full(x, hash::COEFF);
-            let c_low = _mm512_or_si512(c_low, _mm512_set1_epi64(1));
-            let shift = _mm512_and_si512(start, _mm512_set1_epi64(127));
-            let (lo_word, hi_word) = expand_words(b, _mm512_srli_epi64::<7>(start));
-            // 128-bit shifts by s in 0..128 from 64-bit lane shifts, which
-            // give 0 for counts of 64 or more (negative counts wrap to
-            // huge ones): c << s and c >> (128 - s).
-            let sixty_four = _mm512_set1_epi64(64);
-            let s = shift;
-            let s_minus_64 = _mm512_sub_epi64(s, sixty_four);
-            let sixty_four_minus_s = _mm512_sub_epi64(sixty_four, s);
-            let t = _mm512_sub_epi64(_mm512_set1_epi64(128), s);
-            let lo_of_lo = _mm512_sllv_epi64(c_low, s);
-            let hi_of_lo = _mm512_or_si512(
-                _mm512_or_si512(
-                    _mm512_sllv_epi64(c_high, s),
-                    _mm512_srlv_epi64(c_low, sixty_four_minus_s),
-                ),
-                _mm512_sllv_epi64(c_low, s_minus_64),
-            );
-            let lo_of_hi = _mm512_or_si512(
-                _mm512_or_si512(
-                    _mm512_srlv_epi64(c_low, t),
-                    _mm512_sllv_epi64(c_high, s_minus_64),
-                ),
-                _mm512_srlv_epi64(c_high, sixty_four_minus_s),
-            );
-            let hi_of_hi = _mm512_srlv_epi64(c_high, t);
-            store8(&mut chunk.lo_word, i, lo_word);
-            store8(&mut chunk.hi_word, i, hi_word);
-            store8_u128(&mut chunk.c_lo, i, lo_of_lo, hi_of_lo);
-            store8_u128(&mut chunk.c_hi, i, lo_of_hi, hi_of_hi);
-            store8(&mut chunk.mask, i, mask);
-            store8(&mut chunk.expected, i, expected);
-        }
+    unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_and_si512(self, o) }
     }
-}
-
-/// [`QueryKernel::expand`] for AVX-512: native probes of filters with
-/// fewer than 2^32 starts take the vector path eight keys at a time, the
-/// rest (and the last `len % 8` keys) the scalar one.
-///
-/// # Safety
-/// AVX-512F is available.
-#[inline(always)]
-unsafe fn expand_chunk<W: ExpandWidth, P: Probes<W>>(
-    probes: &P,
-    hashes: &[u64],
-    chunk: &mut ProbeChunk<W>,
-) {
-    let hashes = &hashes[..hashes.len().min(CHUNK)];
-    let mut done = 0;
-    if let Some((g, e)) = probes.native() {
-        // SAFETY: AVX-512F is available (caller).
-        if let Some(b) = unsafe { Broadcast::new(g, e) } {
-            while done + 8 <= hashes.len() {
-                // SAFETY: AVX-512F is available; `done + 8` is within
-                // the hashes and the chunk. `P::RESULT` is the filter's
-                // kind for native probes.
-                unsafe { W::expand8(&b, hashes, done, P::RESULT, chunk) };
-                done += 8;
-            }
-        }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_or_si512(self, o) }
     }
-    generic::expand_scalar(probes, hashes, chunk, done);
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_add_epi64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_sub_epi64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn mul32(self, o: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_mul_epu32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn shr<const N: u32>(self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_srli_epi64::<N>(self) }
+    }
+    #[inline(always)]
+    unsafe fn shl<const N: u32>(self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_slli_epi64::<N>(self) }
+    }
+    #[inline(always)]
+    unsafe fn shr_var(self, counts: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_srlv_epi64(self, counts) }
+    }
+    #[inline(always)]
+    unsafe fn shl_var(self, counts: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_sllv_epi64(self, counts) }
+    }
+    #[inline(always)]
+    unsafe fn ge(self, o: Self) -> __mmask8 {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_cmpge_epu64_mask(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, o: Self) -> __mmask8 {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_cmplt_epu64_mask(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn select(m: __mmask8, if_true: Self, if_false: Self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_mask_blend_epi64(m, if_false, if_true) }
+    }
 }
 
 impl SolveLanes<u64> for Avx512 {
@@ -657,91 +436,4 @@ pub(crate) unsafe fn back_substitute<W: Coeff>(
 {
     // SAFETY: the features are enabled for this function.
     unsafe { generic::back_substitute::<W, Avx512>(g, free, rows, payload) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dispatch::Backend;
-    use crate::filter::Parts;
-    use crate::layout::{Kind, Width};
-    use crate::query::NativeProbes;
-
-    /// Vector and scalar expansion of the same keys, field by field.
-    fn check<W: ExpandWidth, const STANDARD: bool>(g: Geometry, seed: u32, hashes: &[u64])
-    where
-        Avx512: QueryKernel<W>,
-        NativeProbes<STANDARD>: Probes<W>,
-    {
-        let parts = Parts {
-            geometry: g,
-            expander: Expander::new(&g, seed),
-            payload: &[],
-        };
-        let probes = NativeProbes::<STANDARD>::new(&parts);
-        assert!(probes.native().is_some());
-        let mut vector = ProbeChunk::<W>::EMPTY;
-        let mut scalar = ProbeChunk::<W>::EMPTY;
-        // SAFETY: the caller checked that AVX-512 is available.
-        unsafe { <Avx512 as QueryKernel<W>>::expand(&probes, hashes, &mut vector) };
-        generic::expand_scalar(&probes, hashes, &mut scalar, 0);
-        let n = hashes.len().min(CHUNK);
-        let context = || std::format!("{g:?} seed {seed}");
-        assert_eq!(vector.lo_word[..n], scalar.lo_word[..n], "{}", context());
-        assert_eq!(vector.hi_word[..n], scalar.hi_word[..n], "{}", context());
-        assert_eq!(vector.c_lo[..n], scalar.c_lo[..n], "{}", context());
-        assert_eq!(vector.c_hi[..n], scalar.c_hi[..n], "{}", context());
-        assert_eq!(vector.mask[..n], scalar.mask[..n], "{}", context());
-        assert_eq!(vector.expected[..n], scalar.expected[..n], "{}", context());
-    }
-
-    #[test]
-    fn vector_expansion_equals_scalar() {
-        if !Backend::Avx512.is_available() {
-            let required = std::env::var("RIBBON_REQUIRE_BACKENDS").unwrap_or_default();
-            assert!(
-                !required.split(',').any(|name| name.trim() == "avx512"),
-                "backend avx512 is required by RIBBON_REQUIRE_BACKENDS but not available"
-            );
-            std::eprintln!("SKIPPED: backend avx512 is not available on this CPU or build");
-            return;
-        }
-        // Keys whose starts cover the first and last slots and everything
-        // between: extreme hashes plus a pseudo-random spread.
-        let mut hashes = std::vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        while hashes.len() < CHUNK {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            hashes.push(z ^ (z >> 31));
-        }
-        let rounds = if cfg!(miri) { 2 } else { 200 };
-        for round in 0..rounds {
-            let blocks = [1usize, 2, 3, 17, 1000, 1 << 20][round % 6];
-            let lower = [0u32, 1, 7, 8, 9, 31, 63, 64][round % 8];
-            let upper_start = if lower == 64 {
-                blocks
-            } else {
-                (round * 7) % (blocks + 1)
-            };
-            let seed = round as u32;
-            // Rotating the keys changes which land in the scalar tail.
-            hashes.rotate_left(round % 7);
-            let len = CHUNK - round % 11;
-            let keys = &hashes[..len];
-            for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
-                for width in [Width::W64, Width::W128] {
-                    let g = Geometry::new(kind, width, blocks, lower, upper_start).unwrap();
-                    match (width, kind.is_standard()) {
-                        (Width::W64, false) => check::<u64, false>(g, seed, keys),
-                        (Width::W64, true) => check::<u64, true>(g, seed, keys),
-                        (Width::W128, false) => check::<u128, false>(g, seed, keys),
-                        (Width::W128, true) => check::<u128, true>(g, seed, keys),
-                    }
-                }
-            }
-        }
-    }
 }
