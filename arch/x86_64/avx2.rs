@@ -47,6 +47,25 @@ unsafe fn parity_mask(x: __m256i) -> u64 {
     }
 }
 
+/// Parities of the eight 32-bit lanes of `y` as an 8-bit mask (lane `k`
+/// in bit `k`).
+#[inline(always)]
+unsafe fn parity_mask32(y: __m256i) -> u64 {
+    // SAFETY: as for `parity_lanes`.
+    unsafe {
+        let nibble_parity = _mm256_setr_epi8(
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+        );
+        // Xor-folding keeps the parity: 32 -> 16 -> 8 -> 4 bits.
+        let mut y = _mm256_xor_si256(y, _mm256_srli_epi32::<16>(y));
+        y = _mm256_xor_si256(y, _mm256_srli_epi32::<8>(y));
+        y = _mm256_xor_si256(y, _mm256_srli_epi32::<4>(y));
+        let p = _mm256_shuffle_epi8(nibble_parity, _mm256_and_si256(y, _mm256_set1_epi32(0x0f)));
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(p))) as u64
+    }
+}
+
 /// Loads 32 bytes at word `word` of `payload` (word size `bytes`).
 ///
 /// # Safety
@@ -127,23 +146,49 @@ impl QueryKernel<u128> for Avx2 {
                 <Portable as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
             };
         }
-        // SAFETY: AVX2 is available (caller); loads checked above.
+        // SAFETY: AVX2 is available (caller); loads checked above (a pair
+        // of columns is loaded only below `max_columns`).
         unsafe {
             let (cl_lo, cl_hi) = (p.c_lo as u64 as i64, (p.c_lo >> 64) as u64 as i64);
             let (ch_lo, ch_hi) = (p.c_hi as u64 as i64, (p.c_hi >> 64) as u64 as i64);
             let cl = _mm256_set_epi64x(cl_hi, cl_lo, cl_hi, cl_lo);
             let ch = _mm256_set_epi64x(ch_hi, ch_lo, ch_hi, ch_lo);
-            let mut bits = 0u64;
-            for g in 0..groups {
-                let lo = load(payload, p.lo_word + 2 * g, 16);
-                let hi = load(payload, p.hi_word + 2 * g, 16);
-                let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
-                // Fold each column's two halves: parity(l) ^ parity(h).
-                let folded = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
-                let m = parity_mask(folded);
-                bits |= ((m & 1) | ((m >> 1) & 2)) << (2 * g);
+            // Columns j, j + 1 as 64-bit lanes low, high, low, high.
+            let select = |j: usize| {
+                if j < max_columns {
+                    let lo = load(payload, p.lo_word + j, 16);
+                    let hi = load(payload, p.hi_word + j, 16);
+                    _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch))
+                } else {
+                    _mm256_setzero_si256()
+                }
+            };
+            let mut mismatch = 0u64;
+            let mut j = 0;
+            while j < max_columns {
+                // The 32-bit folds of column pairs (j, j + 2) and (j + 1,
+                // j + 3) interleaved, then each column's two halves xored.
+                let halves = |x: __m256i, y: __m256i| {
+                    let t = _mm256_blend_epi32::<0b1010_1010>(
+                        _mm256_xor_si256(x, _mm256_srli_epi64::<32>(x)),
+                        _mm256_xor_si256(y, _mm256_slli_epi64::<32>(y)),
+                    );
+                    // 32-bit lanes: j, j+2, j, j+2, j+1, j+3, j+1, j+3.
+                    _mm256_xor_si256(t, _mm256_shuffle_epi32::<0x4e>(t))
+                };
+                let u = halves(select(j), select(j + 2));
+                let v = halves(select(j + 4), select(j + 6));
+                // Columns j, j+2, j+4, j+6, j+1, j+3, j+5, j+7, then in order.
+                let w = _mm256_permutevar8x32_epi32(
+                    _mm256_blend_epi32::<0b1100_1100>(u, v),
+                    _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+                );
+                let bits = parity_mask32(w);
+                let expected = if P::RESULT { p.expected >> j } else { 0 };
+                mismatch |= (bits ^ expected) & (p.mask >> j) & 0xff;
+                j += 8;
             }
-            bits & p.mask == if P::RESULT { p.expected } else { 0 }
+            mismatch == 0
         }
     }
 }
