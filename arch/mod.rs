@@ -4,6 +4,8 @@
 //! the batch query (expand a chunk of keys, prefetch their blocks, evaluate
 //! every column at once) and the "columns as lanes" back-substitution. Each
 //! instruction set implements the traits with its own intrinsics.
+//! `x86_64/expand.rs` is the vector twin of the hash expansion, written once
+//! over a lane trait that AVX2 and AVX-512 implement.
 
 pub(crate) mod generic;
 
