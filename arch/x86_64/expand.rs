@@ -250,18 +250,25 @@ unsafe fn expand_words<V: U64Lanes>(b: &Broadcast<V>, block: V) -> (V, V) {
     }
 }
 
-/// Per-width part of the vector expansion.
+/// Per-width part of the vector expansion: block index and the split
+/// coefficient row.
 pub(crate) trait ExpandWidth: Coeff {
-    /// Expands `hashes[i..i + V::LANES]` into the same chunk entries
-    /// (nothing if out of range).
+    /// The start blocks of `start` (`start / w`).
     ///
     /// # Safety
     /// The CPU supports `V`'s instruction set.
-    unsafe fn expand_lanes<V: U64Lanes>(
-        b: &Broadcast<V>,
-        hashes: &[u64],
+    unsafe fn block<V: U64Lanes>(start: V) -> V;
+
+    /// Stores `c << (start % w)` and `c >> (w - start % w)` (as in
+    /// `query::probe_for`) of the coefficient rows of remixed values `x`
+    /// to `c_lo[i..]` and `c_hi[i..]` (nothing if out of range).
+    ///
+    /// # Safety
+    /// The CPU supports `V`'s instruction set.
+    unsafe fn store_coefficients<V: U64Lanes>(
+        x: V,
+        start: V,
         i: usize,
-        standard: bool,
         chunk: &mut ProbeChunk<Self>,
     );
 }
@@ -279,57 +286,82 @@ unsafe fn store_at<V: U64Lanes>(out: &mut [u64], i: usize, v: V) {
     }
 }
 
+/// Expands `hashes[i..i + V::LANES]` into the same chunk entries (nothing
+/// if out of range).
+///
+/// # Safety
+/// The CPU supports `V`'s instruction set.
+#[inline(always)]
+unsafe fn expand_lanes<V: U64Lanes, W: ExpandWidth>(
+    b: &Broadcast<V>,
+    hashes: &[u64],
+    i: usize,
+    standard: bool,
+    chunk: &mut ProbeChunk<W>,
+) {
+    let Some(keys) = hashes.get(i..i + V::LANES) else {
+        return;
+    };
+    // SAFETY: the caller guarantees the instruction set; starts are below
+    // 2^32 (Broadcast::new), so blocks are too.
+    unsafe {
+        let (x, start, mask, expected) = expand_common(b, V::load(keys), standard);
+        let (lo_word, hi_word) = expand_words(b, W::block(start));
+        W::store_coefficients(x, start, i, chunk);
+        store_at(&mut chunk.lo_word, i, lo_word);
+        store_at(&mut chunk.hi_word, i, hi_word);
+        store_at(&mut chunk.mask, i, mask);
+        store_at(&mut chunk.expected, i, expected);
+    }
+}
+
 impl ExpandWidth for u64 {
     #[inline(always)]
-    unsafe fn expand_lanes<V: U64Lanes>(
-        b: &Broadcast<V>,
-        hashes: &[u64],
+    unsafe fn block<V: U64Lanes>(start: V) -> V {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe { start.shr::<6>() }
+    }
+
+    #[inline(always)]
+    unsafe fn store_coefficients<V: U64Lanes>(
+        x: V,
+        start: V,
         i: usize,
-        standard: bool,
         chunk: &mut ProbeChunk<u64>,
     ) {
-        let Some(keys) = hashes.get(i..i + V::LANES) else {
-            return;
-        };
-        // SAFETY: the caller guarantees the instruction set; starts are
-        // below 2^32 (Broadcast::new), so blocks are too.
+        // SAFETY: the caller guarantees the instruction set.
         unsafe {
-            let (x, start, mask, expected) = expand_common(b, V::load(keys), standard);
             let c = mul_lo(x, hash::COEFF).or(V::splat(1));
             let shift = start.and(V::splat(63));
-            let (lo_word, hi_word) = expand_words(b, start.shr::<6>());
             // c << shift, and (c >> 1) >> (63 - shift) as in probe_for.
             let c_lo = c.shl_var(shift);
             let c_hi = c.shr::<1>().shr_var(V::splat(63).sub(shift));
-            store_at(&mut chunk.lo_word, i, lo_word);
-            store_at(&mut chunk.hi_word, i, hi_word);
             store_at(&mut chunk.c_lo, i, c_lo);
             store_at(&mut chunk.c_hi, i, c_hi);
-            store_at(&mut chunk.mask, i, mask);
-            store_at(&mut chunk.expected, i, expected);
         }
     }
 }
 
 impl ExpandWidth for u128 {
     #[inline(always)]
-    unsafe fn expand_lanes<V: U64Lanes>(
-        b: &Broadcast<V>,
-        hashes: &[u64],
+    unsafe fn block<V: U64Lanes>(start: V) -> V {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe { start.shr::<7>() }
+    }
+
+    #[inline(always)]
+    unsafe fn store_coefficients<V: U64Lanes>(
+        x: V,
+        start: V,
         i: usize,
-        standard: bool,
         chunk: &mut ProbeChunk<u128>,
     ) {
-        let Some(keys) = hashes.get(i..i + V::LANES) else {
-            return;
-        };
-        // SAFETY: as for u64.
+        // SAFETY: the caller guarantees the instruction set; the slices
+        // passed to store_u128 hold LANES values.
         unsafe {
-            let (x, start, mask, expected) = expand_common(b, V::load(keys), standard);
             let (c_low, c_high) = mul_full(x, hash::COEFF);
             let c_low = c_low.or(V::splat(1));
             let s = start.and(V::splat(127));
-            let (lo_word, hi_word) = expand_words(b, start.shr::<7>());
             // 128-bit shifts by s in 0..128 from 64-bit lane shifts, which
             // give 0 for counts of 64 or more (negative counts wrap to huge
             // ones): c << s, and c >> (128 - s) (0 for s = 0).
@@ -347,16 +379,12 @@ impl ExpandWidth for u128 {
                 .or(c_high.shl_var(s_minus_64))
                 .or(c_high.shr_var(sixty_four_minus_s));
             let hi_of_hi = c_high.shr_var(t);
-            store_at(&mut chunk.lo_word, i, lo_word);
-            store_at(&mut chunk.hi_word, i, hi_word);
             if let Some(dst) = chunk.c_lo.get_mut(i..i + V::LANES) {
                 V::store_u128(lo_of_lo, hi_of_lo, dst);
             }
             if let Some(dst) = chunk.c_hi.get_mut(i..i + V::LANES) {
                 V::store_u128(lo_of_hi, hi_of_hi, dst);
             }
-            store_at(&mut chunk.mask, i, mask);
-            store_at(&mut chunk.expected, i, expected);
         }
     }
 }
@@ -381,7 +409,7 @@ pub(crate) unsafe fn expand_chunk<V: U64Lanes, W: ExpandWidth, P: Probes<W>>(
             while done + V::LANES <= hashes.len() {
                 // SAFETY: the caller guarantees the instruction set.
                 // `P::RESULT` is the filter's kind for native probes.
-                unsafe { W::expand_lanes(&b, hashes, done, P::RESULT, chunk) };
+                unsafe { expand_lanes(&b, hashes, done, P::RESULT, chunk) };
                 done += V::LANES;
             }
         }
