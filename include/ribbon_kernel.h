@@ -13,9 +13,10 @@
  * memcmp and bcmp. It never allocates, never uses floating point, never
  * unwinds, and returns a status code instead of crashing on bad input.
  *
- * Memory: every buffer is the caller's. Plans and filter views are small
- * opaque structs the caller allocates (on the stack is fine). Scratch and
- * filter buffers are plain arrays; the filter buffer may have any alignment.
+ * Memory: every buffer is the caller's. Plans, filter views and streaming
+ * bandings are small opaque structs the caller allocates (on the stack is
+ * fine). Scratch and filter buffers are plain arrays; the filter buffer may
+ * have any alignment.
  *
  * SIMD: queries and builds use AVX2 / AVX-512 / NEON when the CPU has them
  * (detected at run time). Code running where vector registers must not be
@@ -39,9 +40,10 @@
 extern "C" {
 #endif
 
-/* ---- Opaque structs (64 bytes each; they change size only in a major
- * version). Fill them with ribbon_plan_init* / ribbon_filter_open before any
- * other use: uninitialized structs are refused (RIBBON_ERR_UNINITIALIZED). */
+/* ---- Opaque structs (they change size only in a major version). Fill
+ * them with ribbon_plan_init* / ribbon_filter_open / ribbon_banding_init
+ * before any other use: uninitialized structs are refused
+ * (RIBBON_ERR_UNINITIALIZED). */
 
 /** A sized filter configuration. Plain data: may be copied with memcpy. */
 typedef struct {
@@ -52,6 +54,11 @@ typedef struct {
 typedef struct {
     uint64_t opaque[8];
 } ribbon_filter;
+
+/** A streaming build in progress; its rows live in the caller's scratch. */
+typedef struct {
+    uint64_t opaque[16];
+} ribbon_banding;
 
 /* ---- Kinds (see the README for guidance) ---- */
 /** Homogeneous Ribbon: never fails to build; the default choice. */
@@ -72,6 +79,16 @@ typedef struct {
 #define RIBBON_BACKEND_NEON 3u
 /** ribbon_set_backend argument: return to the detected best backend. */
 #define RIBBON_BACKEND_AUTO 0xffffffffu
+
+/* ---- Outcomes of ribbon_banding_add (errors are negative) ---- */
+/** The key's equation took a slot of its own. */
+#define RIBBON_ADD_INSERTED 0
+/** The key is represented by earlier equations (e.g. a duplicate hash). */
+#define RIBBON_ADD_REDUNDANT 1
+/** Standard Ribbon: the key contradicts earlier ones; it was not added. */
+#define RIBBON_ADD_INCONSISTENT 2
+/** The banding holds its capacity of keys; this one was not added. */
+#define RIBBON_ADD_FULL 3
 
 /* ---- Status codes: 0 is success, every error is negative ---- */
 #define RIBBON_OK 0
@@ -111,7 +128,7 @@ typedef struct {
 #define RIBBON_ERR_INVALID_ARGUMENT (-17)
 /** A uint64_t pointer that is not 8-byte aligned. */
 #define RIBBON_ERR_MISALIGNED (-18)
-/** A plan or filter struct no init/open call filled in. */
+/** A plan, filter or banding struct no init/open call filled in. */
 #define RIBBON_ERR_UNINITIALIZED (-19)
 
 /* ---- Planning ---- */
@@ -152,6 +169,51 @@ int32_t ribbon_build(const ribbon_plan *p, const uint64_t *hashes, size_t n,
                      uint64_t *scratch, size_t scratch_words, uint8_t *out,
                      size_t out_len);
 
+/* ---- Building one key at a time ---- */
+
+/*
+ * A streaming build needs only ribbon_plan_banding_scratch_words(p) words
+ * of scratch (the banded system, no copy of the keys), and takes keys as
+ * they arrive:
+ *
+ *   ribbon_banding b;
+ *   ribbon_banding_init(&b, &plan, scratch, words);
+ *   while (have_key()) {
+ *       int32_t r = ribbon_banding_add(&b, next_hash());
+ *       if (r == RIBBON_ADD_FULL || r == RIBBON_ADD_INCONSISTENT) break;
+ *   }
+ *   ribbon_banding_finish(&b, out, ribbon_plan_filter_bytes(&plan));
+ *
+ * Every key added before the stop is in the filter. A banding accepts at
+ * most ribbon_plan_banding_capacity(p) keys: the planned count for the
+ * Standard kinds, about 97 % of it for Homogeneous Ribbon (a stream cannot
+ * be retried with another seed, so it keeps a safety margin for its FP
+ * rate). The scratch must stay alive and untouched between the calls.
+ */
+
+/** uint64_t words of scratch ribbon_banding_init needs (0 for a bad plan). */
+size_t ribbon_plan_banding_scratch_words(const ribbon_plan *p);
+
+/** Keys a banding accepts before RIBBON_ADD_FULL (0 for a bad plan). */
+uint64_t ribbon_plan_banding_capacity(const ribbon_plan *p);
+
+/** Starts a streaming build of plan p over scratch (8-byte aligned). */
+int32_t ribbon_banding_init(ribbon_banding *b, const ribbon_plan *p,
+                            uint64_t *scratch, size_t scratch_words);
+
+/** Adds one key hash: RIBBON_ADD_* (>= 0), or a negative status. */
+int32_t ribbon_banding_add(ribbon_banding *b, uint64_t hash);
+
+/** Keys added so far (0 for a bad banding). */
+uint64_t ribbon_banding_added(const ribbon_banding *b);
+
+/**
+ * Writes the filter of the keys added (exactly ribbon_plan_filter_bytes(p)
+ * bytes; out may have any alignment). On success the banding is spent and
+ * its scratch free; on error nothing changes and a larger out may be given.
+ */
+int32_t ribbon_banding_finish(ribbon_banding *b, uint8_t *out, size_t out_len);
+
 /* ---- Querying ---- */
 
 /**
@@ -168,6 +230,20 @@ int32_t ribbon_contains(const ribbon_filter *f, uint64_t hash);
 /** Writes 1 or 0 into out[i] for each hashes[i]; returns a status. */
 int32_t ribbon_contains_batch(const ribbon_filter *f, const uint64_t *hashes,
                               size_t n, uint8_t *out);
+
+/**
+ * The FP rate of the filter's columns in parts per trillion (10^-12): exact
+ * for the Standard kinds, a lower bound for Homogeneous Ribbon. 0 for a bad
+ * view or an empty filter.
+ */
+uint64_t ribbon_filter_column_fp_ppt(const ribbon_filter *f);
+
+/**
+ * The filter's FP rate measured from its bytes, in parts per trillion: the
+ * column rate, plus for Homogeneous Ribbon the excess of locally
+ * overloaded stretches of its solution. Reads the whole filter once.
+ */
+uint64_t ribbon_filter_estimated_fp_ppt(const ribbon_filter *f);
 
 /* ---- Backends ---- */
 

@@ -18,14 +18,33 @@ use crate::word::{Rows, Word};
 pub enum AddOutcome {
     /// The equation now occupies a slot of its own.
     Inserted,
-    /// The equation was implied by earlier ones (for example a duplicate
-    /// hash); the key is represented.
+    /// The key is represented, but its equation took no slot: it is a sum
+    /// of earlier ones. That is what a duplicate hash gives; for distinct
+    /// keys it happens only where the ribbon is locally overloaded (rarely,
+    /// well below [`Banding::capacity`]).
     Redundant,
     /// Standard Ribbon only: the equation contradicts earlier ones. The key
     /// was *not* added and the system is unchanged, so the caller may stop
     /// here and finish a filter of the keys added so far, or start over with
     /// another seed.
     Inconsistent,
+    /// The banding holds [`Banding::capacity`] keys already: the key was
+    /// *not* added and the system is unchanged. Finish a filter of the keys
+    /// added so far, or start over with a plan for more keys.
+    Full,
+}
+
+impl AddOutcome {
+    /// The outcome's code in the C ABI (`RIBBON_ADD_*`): 0 inserted,
+    /// 1 redundant, 2 inconsistent, 3 full.
+    pub const fn code(self) -> u32 {
+        match self {
+            AddOutcome::Inserted => 0,
+            AddOutcome::Redundant => 1,
+            AddOutcome::Inconsistent => 2,
+            AddOutcome::Full => 3,
+        }
+    }
 }
 
 /// Bytes of rows per bucket when keys are banded in start order: the rows
@@ -69,8 +88,16 @@ pub(crate) fn scratch_words(g: &Geometry) -> Option<usize> {
 /// Made by [`crate::Plan::banding`]. Add keys with [`Banding::add`] in any
 /// order, then [`Banding::finish`] back-substitutes into the caller's output
 /// buffer. Streaming callers can add keys until the first
-/// [`AddOutcome::Inconsistent`] (Standard Ribbon) and keep every key added
-/// before it.
+/// [`AddOutcome::Full`] or [`AddOutcome::Inconsistent`] and keep every key
+/// added before it: the filter then keeps its FP promise.
+///
+/// A banding accepts at most [`Banding::capacity`] keys
+/// ([`crate::Plan::banding_capacity`]). For the Standard kinds that is the
+/// planned key count. A Homogeneous banding stops a little earlier (at
+/// about 97 % of the planned keys): unlike [`crate::Plan::build`], which
+/// measures each filter and retries with another seed when a key set
+/// happens to overload the ribbon locally, a stream cannot be replayed, so
+/// it keeps a margin that makes such overloads negligible.
 ///
 /// ```
 /// use ribbon_kernel::{AddOutcome, Kind, Plan, Width};
@@ -80,13 +107,15 @@ pub(crate) fn scratch_words(g: &Geometry) -> Option<usize> {
 /// let mut out = vec![0u8; plan.filter_bytes()];
 /// let mut banding = plan.banding(&mut scratch)?;
 /// let mut added = Vec::new();
-/// for i in 0..1000u64 {
+/// for i in 0..2000u64 {
 ///     let hash = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-///     if banding.add(hash) == AddOutcome::Inconsistent {
-///         break; // full: keep what fits
+///     match banding.add(hash) {
+///         AddOutcome::Inserted | AddOutcome::Redundant => added.push(hash),
+///         // Not added: finish with what fits.
+///         AddOutcome::Inconsistent | AddOutcome::Full => break,
 ///     }
-///     added.push(hash);
 /// }
+/// assert!(added.len() >= 950);
 /// let filter = banding.finish(&mut out)?;
 /// assert!(added.iter().all(|&h| filter.contains(h)));
 /// # Ok::<(), ribbon_kernel::Error>(())
@@ -98,6 +127,7 @@ pub struct Banding<'s> {
     rows: &'s mut [u64],
     inserted: u64,
     redundant: u64,
+    capacity: u64,
     backend: Backend,
 }
 
@@ -108,17 +138,20 @@ impl core::fmt::Debug for Banding<'_> {
             .field("seed", &self.seed)
             .field("inserted", &self.inserted)
             .field("redundant", &self.redundant)
+            .field("capacity", &self.capacity)
             .finish_non_exhaustive()
     }
 }
 
 impl<'s> Banding<'s> {
-    /// Clears the scratch a geometry needs and starts an empty system.
+    /// Clears the scratch a geometry needs and starts an empty system that
+    /// accepts at most `capacity` keys.
     pub(crate) fn new(
         geometry: Geometry,
         seed: u32,
         backend: Backend,
         scratch: &'s mut [u64],
+        capacity: u64,
     ) -> Result<Banding<'s>, Error> {
         let need = scratch_words(&geometry).ok_or(Error::TooLarge)?;
         let rows = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
@@ -130,7 +163,55 @@ impl<'s> Banding<'s> {
             rows,
             inserted: 0,
             redundant: 0,
+            capacity,
             backend,
+        })
+    }
+
+    /// The state the C ABI keeps in its opaque banding struct (the rows
+    /// stay in the caller's scratch).
+    #[cfg(feature = "capi")]
+    pub(crate) fn raw_parts(&self) -> BandingParts {
+        BandingParts {
+            geometry: self.geometry,
+            seed: self.seed,
+            backend: self.backend,
+            inserted: self.inserted,
+            redundant: self.redundant,
+            capacity: self.capacity,
+        }
+    }
+
+    /// Resumes a banding from [`Banding::raw_parts`] over the same rows,
+    /// which are *not* cleared. Checks that the rows are long enough and
+    /// the counts consistent; the rows' contents are the caller's word.
+    #[cfg(feature = "capi")]
+    pub(crate) fn from_raw_parts(
+        parts: BandingParts,
+        rows: &'s mut [u64],
+    ) -> Result<Banding<'s>, Error> {
+        let g = parts.geometry;
+        let need = scratch_words(&g).ok_or(Error::TooLarge)?;
+        let rows = rows.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
+        let added = parts
+            .inserted
+            .checked_add(parts.redundant)
+            .ok_or(Error::CorruptHeader)?;
+        if parts.inserted > g.num_slots() as u64 || added > parts.capacity {
+            return Err(Error::CorruptHeader);
+        }
+        if !parts.backend.is_available() {
+            return Err(Error::BackendUnavailable);
+        }
+        Ok(Banding {
+            geometry: g,
+            seed: parts.seed,
+            expander: Expander::new(&g, parts.seed),
+            rows,
+            inserted: parts.inserted,
+            redundant: parts.redundant,
+            capacity: parts.capacity,
+            backend: parts.backend,
         })
     }
 
@@ -149,9 +230,25 @@ impl<'s> Banding<'s> {
         self.redundant
     }
 
-    /// Number of slots `m`; at most this many keys can be inserted.
+    /// Number of slots `m`.
     pub fn num_slots(&self) -> usize {
         self.geometry.num_slots()
+    }
+
+    /// The most keys this banding accepts ([`crate::Plan::banding_capacity`]);
+    /// past it, [`Banding::add`] answers [`AddOutcome::Full`].
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Keys added so far: [`Banding::inserted`] plus [`Banding::redundant`].
+    pub fn added(&self) -> u64 {
+        self.inserted + self.redundant
+    }
+
+    /// Keys that can still be added before [`AddOutcome::Full`].
+    fn room(&self) -> u64 {
+        self.capacity.saturating_sub(self.added())
     }
 
     /// The equation `hash` contributes under this system's seed.
@@ -172,11 +269,11 @@ impl<'s> Banding<'s> {
 
     /// Adds one key hash.
     ///
-    /// A plan for zero keys has no slots: every hash is then reported
-    /// [`AddOutcome::Inconsistent`] and not added.
+    /// A plan for zero keys has no slots and a capacity of zero: every hash
+    /// is then reported [`AddOutcome::Full`] and not added.
     pub fn add(&mut self, hash: u64) -> AddOutcome {
-        if self.geometry.num_blocks == 0 {
-            return AddOutcome::Inconsistent;
+        if self.room() == 0 || self.geometry.num_blocks == 0 {
+            return AddOutcome::Full;
         }
         let outcome = match (self.geometry.width, self.expander.standard) {
             (Width::W64, false) => self.add_one::<u64, false>(hash),
@@ -188,17 +285,25 @@ impl<'s> Banding<'s> {
         outcome
     }
 
-    /// Adds every hash in order. Stops at the first inconsistent one and
-    /// returns its index; the keys before it stay added.
+    /// Adds every hash in order. Stops at the first one that is not added
+    /// ([`AddOutcome::Inconsistent`] or [`AddOutcome::Full`]) and returns
+    /// its index; the keys before it stay added.
     pub fn add_all(&mut self, hashes: &[u64]) -> Result<(), usize> {
+        let room = usize::try_from(self.room()).unwrap_or(usize::MAX);
+        let (fits, rest) = hashes.split_at(hashes.len().min(room));
         if self.geometry.num_blocks == 0 {
             return if hashes.is_empty() { Ok(()) } else { Err(0) };
         }
         match (self.geometry.width, self.expander.standard) {
-            (Width::W64, false) => self.add_many::<u64, false>(hashes),
-            (Width::W64, true) => self.add_many::<u64, true>(hashes),
-            (Width::W128, false) => self.add_many::<u128, false>(hashes),
-            (Width::W128, true) => self.add_many::<u128, true>(hashes),
+            (Width::W64, false) => self.add_many::<u64, false>(fits),
+            (Width::W64, true) => self.add_many::<u64, true>(fits),
+            (Width::W128, false) => self.add_many::<u128, false>(fits),
+            (Width::W128, true) => self.add_many::<u128, true>(fits),
+        }?;
+        if rest.is_empty() {
+            Ok(())
+        } else {
+            Err(fits.len())
         }
     }
 
@@ -208,8 +313,12 @@ impl<'s> Banding<'s> {
     /// filter is the same: the solution does not depend on insertion order.
     /// `sort` is extra scratch of [`sort_scratch_words`] words; with less,
     /// or few keys, this falls back to arrival order. `Err(())` on the
-    /// first inconsistency (Standard Ribbon).
+    /// first inconsistency (Standard Ribbon), or if the keys exceed the
+    /// capacity (none is added then).
     pub(crate) fn add_all_sorted(&mut self, hashes: &[u64], sort: &mut [u64]) -> Result<(), ()> {
+        if (hashes.len() as u64) > self.room() {
+            return Err(());
+        }
         let bits = bucket_bits(&self.geometry);
         let buckets = 1usize << bits;
         let need = hashes.len() + buckets;
@@ -260,7 +369,7 @@ impl<'s> Banding<'s> {
                 redundant += 1;
                 Ok(())
             }
-            AddOutcome::Inconsistent => Err(()),
+            AddOutcome::Inconsistent | AddOutcome::Full => Err(()),
         };
         let (mut rest_a, mut rest_b) = (first.iter(), second.iter());
         // `second` is never shorter than `first`: with one value or none,
@@ -310,10 +419,12 @@ impl<'s> Banding<'s> {
         match outcome {
             AddOutcome::Inserted => self.inserted += 1,
             AddOutcome::Redundant => self.redundant += 1,
-            AddOutcome::Inconsistent => {}
+            AddOutcome::Inconsistent | AddOutcome::Full => {}
         }
     }
 
+    /// Adds `hashes` (which fit the capacity); stops at the first
+    /// inconsistent one.
     fn add_many<W: Coeff, const STANDARD: bool>(&mut self, hashes: &[u64]) -> Result<(), usize> {
         for (i, &hash) in hashes.iter().enumerate() {
             let outcome = self.add_one::<W, STANDARD>(hash);
@@ -335,6 +446,13 @@ impl<'s> Banding<'s> {
     /// finished filter (the first [`crate::Plan::filter_bytes`] bytes of
     /// `out`, which may have any alignment).
     pub fn finish<'o>(self, out: &'o mut [u8]) -> Result<FilterRef<'o>, Error> {
+        self.solve_into(out)?;
+        FilterRef::from_bytes(out.get(..self.geometry.filter_bytes()).unwrap_or(&[]))
+    }
+
+    /// Back-substitutes the system and writes the serialized filter to the
+    /// first [`crate::Plan::filter_bytes`] bytes of `out`.
+    pub(crate) fn solve_into(&self, out: &mut [u8]) -> Result<(), Error> {
         let len = self.geometry.filter_bytes();
         let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
         let (header, payload) = out
@@ -353,8 +471,20 @@ impl<'s> Banding<'s> {
             num_keys: self.inserted + self.redundant,
         };
         *header = h.encode();
-        FilterRef::from_bytes(out)
+        Ok(())
     }
+}
+
+/// A [`Banding`] without its rows (see [`Banding::raw_parts`]).
+#[cfg(feature = "capi")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BandingParts {
+    pub(crate) geometry: Geometry,
+    pub(crate) seed: u32,
+    pub(crate) backend: Backend,
+    pub(crate) inserted: u64,
+    pub(crate) redundant: u64,
+    pub(crate) capacity: u64,
 }
 
 /// Counting sort of the remixed hashes by their top `bits` bits into

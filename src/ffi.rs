@@ -2,13 +2,14 @@
 #![allow(non_camel_case_types)]
 //!
 //! Every function validates its pointers and lengths, returns a status code
-//! and never panics or unwinds. Plans and filter views live in caller-owned
-//! opaque structs of eight `uint64_t`; their contents are this module's
-//! business and carry a magic word and a check word, so that a struct that
-//! was never initialized is refused rather than trusted.
+//! and never panics or unwinds. Plans, filter views and streaming bandings
+//! live in caller-owned opaque structs of `uint64_t`; their contents are
+//! this module's business and carry a magic word and a check word, so that
+//! a struct that was never initialized is refused rather than trusted.
 
 use core::ffi::c_char;
 
+use crate::band::{AddOutcome, Banding, BandingParts};
 use crate::dispatch::Backend;
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
@@ -30,6 +31,14 @@ pub struct ribbon_filter {
     opaque: [u64; 8],
 }
 
+/// Opaque, caller-allocated streaming build (`ribbon_banding` in C): the
+/// state of a [`Banding`] whose rows live in the caller's scratch.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ribbon_banding {
+    opaque: [u64; 16],
+}
+
 /// Success.
 pub const RIBBON_OK: i32 = 0;
 /// A required pointer was NULL.
@@ -45,11 +54,13 @@ pub const RIBBON_BACKEND_AUTO: u32 = 0xffff_ffff;
 
 const PLAN_MAGIC: u64 = 0x5242_4b5f_504c_4e01; // "RBK_PLN" v1
 const FILTER_MAGIC: u64 = 0x5242_4b5f_464c_5401; // "RBK_FLT" v1
+const BANDING_MAGIC: u64 = 0x5242_4b5f_424e_4401; // "RBK_BND" v1
 
-/// A cheap fold over the struct words: catches structs never initialized.
-fn check_word(words: &[u64; 8]) -> u64 {
+/// A cheap fold over every struct word but the last, which holds it:
+/// catches structs never initialized.
+fn check_word(words: &[u64]) -> u64 {
     let mut acc = 0x6a09_e667_f3bc_c908u64;
-    for (i, w) in words.iter().take(7).enumerate() {
+    for (i, w) in words.iter().take(words.len().saturating_sub(1)).enumerate() {
         acc = acc.rotate_left(17) ^ w ^ (i as u64);
     }
     acc
@@ -90,13 +101,14 @@ fn unpack(
 }
 
 fn store_plan(p: &mut ribbon_plan, plan: &Plan) {
-    let (g, num_keys, seed, backend) = plan.raw_parts();
+    let (g, num_keys, seed, backend, max_seeds) = plan.raw_parts();
     let mut words = [0u64; 8];
     words[0] = PLAN_MAGIC;
     words[1] = g.num_blocks as u64;
     words[2] = g.upper_start_block as u64;
     words[3] = num_keys.map_or(u64::MAX, |n| n as u64);
     words[4] = pack(&g, backend, seed);
+    words[5] = u64::from(max_seeds);
     words[7] = check_word(&words);
     p.opaque = words;
 }
@@ -111,7 +123,8 @@ fn load_plan(p: &ribbon_plan) -> Result<Plan, i32> {
         u64::MAX => None,
         n => Some(usize::try_from(n).map_err(|_| RIBBON_ERR_UNINITIALIZED)?),
     };
-    Plan::from_raw_parts(geometry, num_keys, seed, backend).map_err(Error::code)
+    let max_seeds = u32::try_from(w[5]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    Plan::from_raw_parts(geometry, num_keys, seed, backend, max_seeds).map_err(Error::code)
 }
 
 fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
@@ -166,6 +179,62 @@ unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
         backend,
     };
     Ok(FilterRef::from_validated(validated, bytes))
+}
+
+fn store_banding(b: &mut ribbon_banding, banding: &Banding<'_>, scratch: *mut u64, words: usize) {
+    let parts = banding.raw_parts();
+    let g = &parts.geometry;
+    let mut state = [0u64; 16];
+    state[0] = BANDING_MAGIC;
+    state[1] = g.num_blocks as u64;
+    state[2] = g.upper_start_block as u64;
+    state[3] = pack(g, Some(parts.backend), parts.seed);
+    state[4] = scratch as usize as u64;
+    state[5] = words as u64;
+    state[6] = parts.inserted;
+    state[7] = parts.redundant;
+    state[8] = parts.capacity;
+    state[15] = check_word(&state);
+    b.opaque = state;
+}
+
+/// Resumes the banding stored by [`store_banding`]; also returns its
+/// scratch pointer and length, to store it again. The rows live in the
+/// caller's scratch, not in `b`, hence the free lifetime `'s`.
+///
+/// # Safety
+/// The scratch the banding was started on is still alive and untouched by
+/// anything but these functions (the contract of `ribbon_banding_init`) for
+/// `'s`, and no other reference to it exists meanwhile.
+unsafe fn load_banding<'s>(b: &ribbon_banding) -> Result<(Banding<'s>, *mut u64, usize), i32> {
+    let w = &b.opaque;
+    if w[0] != BANDING_MAGIC || w[15] != check_word(w) {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    let (geometry, backend, seed) = unpack(w[3], w[1], w[2]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let ptr = w[4] as usize as *mut u64;
+    let words = usize::try_from(w[5]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    if ptr.is_null() || (ptr as usize) % core::mem::align_of::<u64>() != 0 {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    if words > isize::MAX as usize / 8 {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    // SAFETY: `ptr` and `words` were checked by `ribbon_banding_init` (non
+    // NULL, aligned, writable for `words` words per its contract), and the
+    // caller keeps that scratch alive and leaves it to these functions.
+    let rows = unsafe { core::slice::from_raw_parts_mut(ptr, words) };
+    let parts = BandingParts {
+        geometry,
+        seed,
+        backend,
+        inserted: w[6],
+        redundant: w[7],
+        capacity: w[8],
+    };
+    let banding = Banding::from_raw_parts(parts, rows).map_err(Error::code)?;
+    Ok((banding, ptr, words))
 }
 
 /// A `&[u64]` from C, refusing NULL (unless empty) and misalignment.
@@ -356,6 +425,164 @@ pub unsafe extern "C" fn ribbon_build(
     status(plan.build(hashes, scratch, out).map(|_| ()))
 }
 
+/// `uint64_t` words of scratch a streaming build (`ribbon_banding_init`)
+/// needs; 0 for a NULL or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_banding_scratch_words(p: *const ribbon_plan) -> usize {
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    match unsafe { p.as_ref() }.map(load_plan) {
+        Some(Ok(plan)) => plan.banding_scratch_words(),
+        _ => 0,
+    }
+}
+
+/// The most keys a streaming build accepts before `RIBBON_ADD_FULL`; 0 for
+/// a NULL or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_banding_capacity(p: *const ribbon_plan) -> u64 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    match unsafe { p.as_ref() }.map(load_plan) {
+        Some(Ok(plan)) => plan.banding_capacity() as u64,
+        _ => 0,
+    }
+}
+
+/// Starts a streaming build of plan `p` over the caller's scratch.
+///
+/// # Safety
+/// `b` is NULL or writable; `p` is NULL or readable; `scratch` is NULL or
+/// writable for `scratch_words` words. The scratch must stay alive and be
+/// left to the `ribbon_banding_*` functions until `ribbon_banding_finish`
+/// succeeds or the banding is abandoned.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_banding_init(
+    b: *mut ribbon_banding,
+    p: *const ribbon_plan,
+    scratch: *mut u64,
+    scratch_words: usize,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_banding`.
+    let Some(b) = (unsafe { b.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    b.opaque = [0; 16];
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    let Some(p) = (unsafe { p.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    let plan = match load_plan(p) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    if scratch.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    if (scratch as usize) % core::mem::align_of::<u64>() != 0 {
+        return RIBBON_ERR_MISALIGNED;
+    }
+    if scratch_words > isize::MAX as usize / 8 {
+        return Error::TooLarge.code();
+    }
+    // SAFETY: non-NULL, aligned and writable for `scratch_words` words per
+    // the contract.
+    let rows = unsafe { core::slice::from_raw_parts_mut(scratch, scratch_words) };
+    match plan.banding(rows) {
+        Ok(banding) => {
+            store_banding(b, &banding, scratch, scratch_words);
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// Adds one key hash: `RIBBON_ADD_*` (0 or more), or a negative status.
+///
+/// # Safety
+/// `b` is NULL or a banding started by `ribbon_banding_init` whose scratch
+/// is still alive (its contract).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_banding_add(b: *mut ribbon_banding, hash: u64) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_banding`.
+    let Some(b) = (unsafe { b.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    // SAFETY: the banding's scratch is alive per the contract.
+    let (mut banding, scratch, words) = match unsafe { load_banding(b) } {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let outcome = banding.add(hash);
+    if matches!(outcome, AddOutcome::Inserted | AddOutcome::Redundant) {
+        store_banding(b, &banding, scratch, words);
+    }
+    outcome.code() as i32
+}
+
+/// Keys added so far (0 for a NULL or uninitialized banding).
+///
+/// # Safety
+/// `b` is NULL or a banding started by `ribbon_banding_init` whose scratch
+/// is still alive.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_banding_added(b: *const ribbon_banding) -> u64 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_banding`.
+    let Some(b) = (unsafe { b.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the banding's scratch is alive per the contract.
+    match unsafe { load_banding(b) } {
+        Ok((banding, _, _)) => banding.added(),
+        Err(_) => 0,
+    }
+}
+
+/// Back-substitutes the banding into `out` (any alignment): writes exactly
+/// `ribbon_plan_filter_bytes` bytes. On success the banding is spent (its
+/// struct reads as uninitialized) and the scratch free; on error nothing
+/// changes, so a larger `out` may be passed again.
+///
+/// # Safety
+/// `b` as for `ribbon_banding_add`; `out` is NULL or writable for
+/// `out_len` bytes and does not overlap the scratch.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_banding_finish(
+    b: *mut ribbon_banding,
+    out: *mut u8,
+    out_len: usize,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_banding`.
+    let Some(b) = (unsafe { b.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    // SAFETY: the banding's scratch is alive per the contract.
+    let (banding, _, _) = match unsafe { load_banding(b) } {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    if out.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    if out_len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    // SAFETY: non-NULL, writable for `out_len` bytes, not overlapping the
+    // scratch, per the contract.
+    let out = unsafe { core::slice::from_raw_parts_mut(out, out_len) };
+    match banding.finish(out) {
+        Ok(_) => {
+            b.opaque = [0; 16];
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
 /// Validates `len` bytes as a filter and fills in the view `f`.
 ///
 /// # Safety
@@ -464,6 +691,41 @@ pub unsafe extern "C" fn ribbon_contains_batch(
     RIBBON_OK
 }
 
+/// The FP rate of the view's columns in ppt; 0 for a NULL or bad view.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_column_fp_ppt(f: *const ribbon_filter) -> u64 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_filter(f) } {
+        Ok(view) => view.column_fp_ppt(),
+        Err(_) => 0,
+    }
+}
+
+/// The view's FP rate measured from its bytes, in ppt; 0 for a NULL or bad
+/// view.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_estimated_fp_ppt(f: *const ribbon_filter) -> u64 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_filter(f) } {
+        Ok(view) => view.estimated_fp_ppt(),
+        Err(_) => 0,
+    }
+}
+
 /// The backend new views and builds use (`RIBBON_BACKEND_*`).
 #[unsafe(no_mangle)]
 pub extern "C" fn ribbon_backend() -> u32 {
@@ -492,7 +754,7 @@ pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
         RIBBON_ERR_NULL => c"NULL pointer",
         RIBBON_ERR_INVALID_ARGUMENT => c"unknown kind, width or backend",
         RIBBON_ERR_MISALIGNED => c"uint64_t pointer not 8-byte aligned",
-        RIBBON_ERR_UNINITIALIZED => c"plan or filter struct not initialized",
+        RIBBON_ERR_UNINITIALIZED => c"plan, filter or banding struct not initialized",
         code => match Error::ALL.iter().find(|e| e.code() == code) {
             Some(e) => e.message(),
             None => c"unknown status",

@@ -149,7 +149,41 @@ impl<'a> FilterRef<'a> {
     /// a lower bound for Homogeneous Ribbon (whose rate is slightly higher).
     /// 0 for an empty filter, which matches nothing.
     pub fn column_fp_ppt(&self) -> u64 {
-        crate::plan::column_fp_ppt(&self.header.geometry)
+        crate::fp::column_fp_ppt(&self.header.geometry)
+    }
+
+    /// The filter's FP rate as measured from its bytes, in parts per
+    /// trillion: [`FilterRef::column_fp_ppt`] for the Standard kinds, whose
+    /// rate is exactly the columns'; for Homogeneous Ribbon the column rate
+    /// plus the excess measured in the stored solution (stretches where the
+    /// ribbon was locally overloaded match more non-members; see
+    /// `src/fp.rs`). [`crate::Plan::build`] retries with another seed
+    /// when the excess passes [`crate::HOMOGENEOUS_EXCESS_LIMIT_PPM`].
+    ///
+    /// An unbiased estimate, not a bound; it reads the whole payload, so
+    /// call it once per filter (about as long as reading the filter).
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, Kind, Plan, Width};
+    ///
+    /// let hashes: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// let plan = Plan::new(Kind::Homogeneous, Width::W64, hashes.len(), 8000)?;
+    /// let filter = Filter::build(&plan, &hashes)?;
+    /// let view = filter.as_ref();
+    /// // Within the promise: at most 1.0625 x the column rate.
+    /// assert!(view.estimated_fp_ppt() <= view.column_fp_ppt() / 16 * 17);
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn estimated_fp_ppt(&self) -> u64 {
+        let g = &self.header.geometry;
+        let columns = crate::fp::column_fp_ppt(g);
+        if g.kind.is_standard() {
+            return columns;
+        }
+        let excess = crate::fp::homogeneous_excess_ppm(g, self.payload);
+        let ppm = 1_000_000u128;
+        let rate = u128::from(columns).saturating_mul(ppm.saturating_add(u128::from(excess))) / ppm;
+        rate.min(1_000_000_000_000) as u64
     }
 
     /// The equation `hash` contributes to this filter's system.

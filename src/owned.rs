@@ -40,7 +40,10 @@ impl Filter {
     /// Builds a filter from `hashes` with `plan`, allocating the scratch
     /// (freed before returning) and the filter bytes.
     pub fn build(plan: &Plan, hashes: &[u64]) -> Result<Filter, Error> {
-        let mut scratch = vec![0u64; plan.scratch_words()];
+        let words = plan
+            .scratch_words()
+            .max(plan.scratch_words_for(hashes.len()));
+        let mut scratch = vec![0u64; words];
         let mut bytes = vec![0u8; plan.filter_bytes()];
         let validated = plan.build(hashes, &mut scratch, &mut bytes)?.validated();
         Ok(Filter { bytes, validated })

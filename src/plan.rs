@@ -7,6 +7,7 @@ use crate::band::{self, Banding};
 use crate::dispatch::Backend;
 use crate::error::Error;
 use crate::filter::FilterRef;
+use crate::fp;
 use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, Width};
 
 /// Most key hashes one plan accepts: 2^40 (or `usize::MAX` where that is
@@ -22,6 +23,23 @@ pub const MAX_KEYS: usize = if (usize::MAX as u64) < (1 << 40) {
 /// 20 succeed with the first seed, so exhausting all of them is
 /// astronomically unlikely unless the key hashes themselves are degenerate.
 pub const MAX_SEEDS: u32 = 64;
+
+/// Seeds a Homogeneous build tries before it settles for the one with the
+/// least measured excess (see [`HOMOGENEOUS_EXCESS_LIMIT_PPM`]).
+pub const HOMOGENEOUS_SEEDS: u32 = 8;
+
+/// The measured excess ([`FilterRef::estimated_fp_ppt`]) above which a
+/// Homogeneous build retries with the next seed, in parts per million of
+/// the column FP rate.
+pub const HOMOGENEOUS_EXCESS_LIMIT_PPM: u64 = 62_500;
+
+/// Extra slots, in ppm of the keys, that a Homogeneous [`Plan::banding`]
+/// keeps free beyond the planned overhead; see [`Plan::banding_capacity`].
+pub const HOMOGENEOUS_STREAM_MARGIN_PPM: u64 = 30_000;
+
+/// Capacity of a banding inside [`Plan::build`], which checks the key count
+/// itself.
+const NO_LIMIT: u64 = u64::MAX;
 
 const PPM: u64 = 1_000_000;
 
@@ -49,6 +67,8 @@ pub struct Plan {
     seed: u32,
     /// Backend for back-substitution; `None` means [`Backend::current`].
     backend: Option<Backend>,
+    /// Seeds a build tries; 0 for the kind's default.
+    max_seeds: u32,
 }
 
 impl Plan {
@@ -111,7 +131,7 @@ impl Plan {
         // Rounding to whole words, and the last block receiving a single
         // start, can leave the rate a hair above target: add upper words
         // until it is met.
-        while !fp_at_most(&geometry, target_num, target_den) {
+        while !fp::columns_fp_at_most(&geometry, target_num, target_den) {
             let words = geometry.total_words().ok_or(Error::TooLarge)? + 1;
             geometry = split_words(kind, width, geometry.num_blocks, words)
                 .map_err(|_| Error::InvalidFpRate)?;
@@ -188,6 +208,7 @@ impl Plan {
             num_keys: None,
             seed: 0,
             backend: None,
+            max_seeds: 0,
         })
     }
 
@@ -196,6 +217,31 @@ impl Plan {
     /// independent false positives.
     pub fn with_seed(self, seed: u32) -> Plan {
         Plan { seed, ..self }
+    }
+
+    /// The same plan, trying at most `seeds` seeds per build (at least one).
+    ///
+    /// The default is [`MAX_SEEDS`] for the Standard kinds, whose builds fail
+    /// with [`Error::ConstructionFailed`] when every seed gives an
+    /// inconsistent system, and [`HOMOGENEOUS_SEEDS`] for Homogeneous
+    /// Ribbon, whose builds retry while the measured excess breaks the FP
+    /// promise and then keep the best seed. One seed makes every build a
+    /// single attempt (faster on the rare key sets that need a retry, with
+    /// no guard on Homogeneous FP tails).
+    pub fn with_max_seeds(self, seeds: u32) -> Plan {
+        Plan {
+            max_seeds: seeds.max(1),
+            ..self
+        }
+    }
+
+    /// Seeds a build tries (see [`Plan::with_max_seeds`]).
+    pub fn max_seeds(&self) -> u32 {
+        match (self.max_seeds, self.geometry.kind.is_standard()) {
+            (0, true) => MAX_SEEDS,
+            (0, false) => HOMOGENEOUS_SEEDS,
+            (n, _) => n,
+        }
     }
 
     /// The same plan, back-substituting with `backend` instead of
@@ -223,6 +269,7 @@ impl Plan {
             num_keys: Some(0),
             seed: 0,
             backend: None,
+            max_seeds: 0,
         }
     }
 
@@ -233,6 +280,7 @@ impl Plan {
             num_keys: Some(num_keys),
             seed: 0,
             backend: None,
+            max_seeds: 0,
         })
     }
 
@@ -243,8 +291,16 @@ impl Plan {
     /// README). [`Plan::banding`] needs only [`Plan::banding_scratch_words`].
     /// The scratch is free again once the build returns.
     pub fn scratch_words(&self) -> usize {
+        self.scratch_words_for(self.num_keys.unwrap_or(0))
+    }
+
+    /// [`Plan::scratch_words`] for building from `n` hashes: a
+    /// [`Plan::with_slots`] plan bands in start order too when it gets this
+    /// much.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn scratch_words_for(&self, n: usize) -> usize {
         let system = band::scratch_words(&self.geometry);
-        let sort = band::sort_scratch_words(&self.geometry, self.num_keys.unwrap_or(0));
+        let sort = band::sort_scratch_words(&self.geometry, n);
         system
             .zip(sort)
             .and_then(|(a, b)| a.checked_add(b))
@@ -315,7 +371,7 @@ impl Plan {
     /// FP rate of the columns in parts per trillion; see
     /// [`FilterRef::column_fp_ppt`].
     pub fn column_fp_ppt(&self) -> u64 {
-        column_fp_ppt(&self.geometry)
+        fp::column_fp_ppt(&self.geometry)
     }
 
     /// Builds a filter from `hashes` (at most [`Plan::num_keys`] of them, in
@@ -348,14 +404,12 @@ impl Plan {
         if let Some(header) = out.get_mut(..HEADER_BYTES) {
             header.fill(0);
         }
-        let seeds = if self.geometry.kind.is_standard() {
-            MAX_SEEDS
-        } else {
-            1
-        };
-        for attempt in 0..seeds {
+        if !self.geometry.kind.is_standard() {
+            return self.build_homogeneous(hashes, scratch, sort, out);
+        }
+        for attempt in 0..self.max_seeds() {
             let seed = self.seed.wrapping_add(attempt);
-            let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch)?;
+            let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch, NO_LIMIT)?;
             if banding.add_all_sorted(hashes, sort).is_ok() {
                 return banding.finish(out);
             }
@@ -363,16 +417,92 @@ impl Plan {
         Err(Error::ConstructionFailed)
     }
 
+    /// Homogeneous builds: keep the first seed whose measured excess keeps
+    /// the FP promise. If none of [`HOMOGENEOUS_SEEDS`] does (adversarial or
+    /// degenerate keys), the filter of the seed with the least excess.
+    fn build_homogeneous<'a>(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+        out: &'a mut [u8],
+    ) -> Result<FilterRef<'a>, Error> {
+        let mut best: Option<(u64, u32)> = None;
+        let mut last = self.seed;
+        for attempt in 0..self.max_seeds() {
+            last = self.seed.wrapping_add(attempt);
+            let excess = self.solve_homogeneous(last, hashes, scratch, sort, out)?;
+            if excess <= HOMOGENEOUS_EXCESS_LIMIT_PPM {
+                return FilterRef::from_bytes(out);
+            }
+            if best.is_none_or(|(least, _)| excess < least) {
+                best = Some((excess, last));
+            }
+        }
+        if let Some((_, seed)) = best.filter(|&(_, seed)| seed != last) {
+            self.solve_homogeneous(seed, hashes, scratch, sort, out)?;
+        }
+        FilterRef::from_bytes(out)
+    }
+
+    /// Bands `hashes` with `seed`, writes the filter to `out` and returns
+    /// its measured Homogeneous excess in ppm ([`fp::homogeneous_excess_ppm`]).
+    fn solve_homogeneous(
+        &self,
+        seed: u32,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<u64, Error> {
+        let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch, NO_LIMIT)?;
+        // Homogeneous banding never meets an inconsistency, and the build
+        // checked the key count.
+        banding
+            .add_all_sorted(hashes, sort)
+            .map_err(|()| Error::ConstructionFailed)?;
+        banding.solve_into(out)?;
+        let payload = out.get(HEADER_BYTES..).unwrap_or(&[]);
+        Ok(fp::homogeneous_excess_ppm(&self.geometry, payload))
+    }
+
     /// Starts an incremental build with this plan's first seed: add key
     /// hashes one at a time, then [`Banding::finish`]. Clears the scratch.
     pub fn banding<'s>(&self, scratch: &'s mut [u64]) -> Result<Banding<'s>, Error> {
-        Banding::new(self.geometry, self.seed, self.backend(), scratch)
+        let capacity = self.banding_capacity() as u64;
+        Banding::new(self.geometry, self.seed, self.backend(), scratch, capacity)
+    }
+
+    /// The most keys a [`Plan::banding`] accepts before it answers
+    /// [`AddOutcome::Full`](crate::AddOutcome::Full).
+    ///
+    /// Standard kinds: the planned key count ([`Plan::num_slots`] for a
+    /// [`Plan::with_slots`] plan; an inconsistency usually stops such a
+    /// stream first). Homogeneous: the keys the slots hold with a margin
+    /// of [`HOMOGENEOUS_STREAM_MARGIN_PPM`] over the planned overhead
+    /// (about 97 % of the planned keys), so that a stream, which cannot be
+    /// retried with another seed, keeps the FP promise on every key set;
+    /// never more than the planned keys.
+    pub fn banding_capacity(&self) -> usize {
+        let g = &self.geometry;
+        let slots = g.num_slots();
+        let geometric = match g.kind {
+            Kind::Homogeneous => homogeneous_stream_capacity(g),
+            Kind::Standard | Kind::StandardSmash => slots,
+        };
+        self.num_keys.map_or(geometric, |n| n.min(geometric))
     }
 
     /// The parts the C ABI stores in its opaque plan struct.
     #[cfg(feature = "capi")]
-    pub(crate) fn raw_parts(&self) -> (Geometry, Option<usize>, u32, Option<Backend>) {
-        (self.geometry, self.num_keys, self.seed, self.backend)
+    pub(crate) fn raw_parts(&self) -> (Geometry, Option<usize>, u32, Option<Backend>, u32) {
+        (
+            self.geometry,
+            self.num_keys,
+            self.seed,
+            self.backend,
+            self.max_seeds,
+        )
     }
 
     /// Rebuilds a plan from [`Plan::raw_parts`], re-checking every size.
@@ -382,6 +512,7 @@ impl Plan {
         num_keys: Option<usize>,
         seed: u32,
         backend: Option<Backend>,
+        max_seeds: u32,
     ) -> Result<Plan, Error> {
         band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
         if backend.is_some_and(|b| !b.is_available()) {
@@ -392,6 +523,7 @@ impl Plan {
             num_keys,
             seed,
             backend,
+            max_seeds,
         })
     }
 
@@ -551,6 +683,21 @@ fn log2_q8(x: u64) -> u32 {
     (int << 8) | frac
 }
 
+/// Keys a Homogeneous banding over `g` accepts: `m / (1 + eps + margin)`
+/// with `eps` the overhead planned for the geometry's columns.
+fn homogeneous_stream_capacity(g: &Geometry) -> usize {
+    let slots = g.num_slots() as u128;
+    if slots == 0 {
+        return 0;
+    }
+    let r_milli = div(
+        g.total_words().unwrap_or(0) as u128 * 1000,
+        g.num_blocks as u128,
+    ) as u64;
+    let eps = epsilon_ppm(g.kind, g.width, r_milli, slots as u64) + HOMOGENEOUS_STREAM_MARGIN_PPM;
+    div(slots * u128::from(PPM), u128::from(PPM + eps)) as usize
+}
+
 /// Homogeneous Ribbon's FP rate sits slightly above `2^-r` (paper
 /// Lemma 4.2); [`Plan::for_fp_rate`] aims this much lower, in ppm.
 fn homogeneous_fp_margin_ppm(width: Width) -> u64 {
@@ -629,60 +776,6 @@ fn split_words(kind: Kind, width: Width, blocks: usize, words: usize) -> Result<
         return Err(Error::TooLarge);
     }
     Geometry::new(kind, width, blocks, lower as u32, blocks - upper)
-}
-
-/// Weights of the starts in the lower and upper blocks (uniform draws, plus
-/// the smash clamping onto the first and last start) and their total.
-fn start_weights(g: &Geometry) -> (u128, u128) {
-    let starts = u128::from(g.num_starts());
-    let smash = u128::from(g.kind.smash(g.width));
-    let lower_starts = u128::from(g.upper_start_slot()).min(starts);
-    let mut lower = lower_starts;
-    let mut upper = starts - lower_starts;
-    // The first start gets `smash` extra draws, the last start too.
-    if lower_starts > 0 {
-        lower += smash;
-    } else {
-        upper += smash;
-    }
-    if lower_starts == starts {
-        lower += smash;
-    } else {
-        upper += smash;
-    }
-    (lower, upper)
-}
-
-/// Whether the columns' FP rate is at most `den / num`.
-fn fp_at_most(g: &Geometry, num: u128, den: u128) -> bool {
-    if g.num_blocks == 0 {
-        return true;
-    }
-    let (lower, upper) = start_weights(g);
-    // sum w_x 2^-c_x / W <= den / num, scaled by 2^(lc + 1).
-    let lc = g.lower_columns;
-    let scaled = lower * 2 + upper;
-    let lhs = num * scaled;
-    let rhs = (den * (lower + upper)) << (lc + 1);
-    lhs <= rhs
-}
-
-/// FP rate of the columns in parts per trillion.
-pub(crate) fn column_fp_ppt(g: &Geometry) -> u64 {
-    if g.num_blocks == 0 {
-        return 0;
-    }
-    let (lower, upper) = start_weights(g);
-    let total = lower + upper;
-    let one = 1_000_000_000_000u128 << 64;
-    let lc = g.lower_columns;
-    let lower_part = div(one >> lc, total) * lower;
-    let upper_part = if upper > 0 {
-        div(one >> (lc + 1), total) * upper
-    } else {
-        0
-    };
-    ((lower_part + upper_part) >> 64) as u64
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub(crate) trait Word:
 
     fn is_zero(self) -> bool;
     fn trailing_zeros(self) -> u32;
+    fn leading_zeros(self) -> u32;
     /// Shifts out the trailing zeros of a non-zero word whose lowest bit is
     /// 0 (as after an elimination step); returns the shift and the result.
     #[inline(always)]
@@ -65,6 +66,10 @@ impl Word for u64 {
     #[inline(always)]
     fn trailing_zeros(self) -> u32 {
         u64::trailing_zeros(self)
+    }
+    #[inline(always)]
+    fn leading_zeros(self) -> u32 {
+        u64::leading_zeros(self)
     }
     #[inline(always)]
     fn parity(self) -> u64 {
@@ -119,6 +124,10 @@ impl Word for u128 {
     #[inline(always)]
     fn trailing_zeros(self) -> u32 {
         u128::trailing_zeros(self)
+    }
+    #[inline(always)]
+    fn leading_zeros(self) -> u32 {
+        u128::leading_zeros(self)
     }
     #[inline(always)]
     fn drop_trailing_zeros(self) -> (u32, Self) {
@@ -257,5 +266,7 @@ mod tests {
         assert_eq!(0b1011u64.parity(), 1);
         assert_eq!((3u128 << 100).parity(), 0);
         assert_eq!(Word::trailing_zeros(1u128 << 77), 77);
+        assert_eq!(Word::leading_zeros(1u128 << 77), 50);
+        assert_eq!(Word::leading_zeros(0u64), 64);
     }
 }

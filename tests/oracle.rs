@@ -3,7 +3,8 @@
 //! For small systems, every `Banding::add` outcome must match what plain
 //! Gaussian elimination over the full `m`-bit rows says (independent row ->
 //! inserted; dependent and consistent -> redundant; dependent and
-//! inconsistent -> inconsistent). The finished filter is then decoded from
+//! inconsistent -> inconsistent), until the banding's capacity is reached
+//! (then full, and nothing changes). The finished filter is then decoded from
 //! its documented serialized layout and every added key's equation is
 //! checked bit by bit against the solution matrix.
 
@@ -21,18 +22,24 @@ fn check_against_oracle(kind: Kind, width: Width, n: usize, millibits: u32, seed
     let mut banding = plan.banding(&mut scratch).unwrap();
     let mut dense = DenseSolver::new(m);
     let mut added = Vec::new();
-    // Add more keys than planned so that full systems and (Standard)
+    // Add more keys than planned so that full bandings and (Standard)
     // inconsistencies are exercised too.
     for hash in Hashes::new(seed).take(n + n / 4 + 3) {
         let e = banding.equation(hash);
         assert_eq!(e.coeff & 1, 1);
-        let expect = dense.add(DenseRow::from_equation(&e, m));
+        let expect = if banding.added() == banding.capacity() {
+            AddOutcome::Full
+        } else {
+            dense.add(DenseRow::from_equation(&e, m))
+        };
         let got = banding.add(hash);
         assert_eq!(got, expect, "{kind:?} {width:?} n={n} hash={hash:#x}");
-        if got != AddOutcome::Inconsistent {
+        if matches!(got, AddOutcome::Inserted | AddOutcome::Redundant) {
             added.push((hash, e));
         }
     }
+    assert_eq!(banding.added(), added.len() as u64);
+    assert!(banding.capacity() <= n as u64);
     assert_eq!(banding.inserted() as usize, dense.rank());
     let filter = banding.finish(&mut out).unwrap();
     for (hash, e) in &added {

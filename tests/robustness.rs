@@ -69,9 +69,9 @@ fn incremental_banding_writes_only_inside_its_buffers() {
             let mut out = vec![OUT_SENTINEL; fb + 2 * GUARD];
             let mut banding = plan.banding(&mut scratch[GUARD..GUARD + sw]).unwrap();
             // Far more keys than slots: Standard stops at the first
-            // inconsistency, Homogeneous keeps going.
+            // inconsistency, Homogeneous at its capacity.
             for h in hashes(4, if cfg!(miri) { 400 } else { 2000 }) {
-                if banding.add(h) == AddOutcome::Inconsistent {
+                if matches!(banding.add(h), AddOutcome::Inconsistent | AddOutcome::Full) {
                     break;
                 }
             }

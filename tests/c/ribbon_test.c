@@ -22,6 +22,10 @@
 /* The ABI: struct sizes and constants are fixed until a major version. */
 STATIC_ASSERT(sizeof(ribbon_plan) == 64, "ribbon_plan is 64 bytes");
 STATIC_ASSERT(sizeof(ribbon_filter) == 64, "ribbon_filter is 64 bytes");
+STATIC_ASSERT(sizeof(ribbon_banding) == 128, "ribbon_banding is 128 bytes");
+STATIC_ASSERT(RIBBON_ADD_INSERTED == 0 && RIBBON_ADD_REDUNDANT == 1 && RIBBON_ADD_INCONSISTENT == 2 &&
+                  RIBBON_ADD_FULL == 3,
+              "banding outcomes");
 STATIC_ASSERT(RIBBON_KIND_HOMOGENEOUS == 0 && RIBBON_KIND_STANDARD == 1 && RIBBON_KIND_STANDARD_SMASH == 2,
               "kind codes");
 STATIC_ASSERT(RIBBON_WIDTH_64 == 64 && RIBBON_WIDTH_128 == 128, "widths");
@@ -69,6 +73,8 @@ static uint64_t *random_hashes(uint64_t seed, size_t n) {
     return h;
 }
 
+static void check_fp_promise(const ribbon_filter *view, size_t queries, uint64_t seed);
+
 /* Builds one filter in malloc'd buffers, the filter at an odd address, and
  * checks members, FP rate and batch-versus-single agreement. */
 static void check_filter(uint32_t kind, uint32_t width, size_t n) {
@@ -94,6 +100,9 @@ static void check_filter(uint32_t kind, uint32_t width, size_t n) {
     CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, scratch_words, buffer + 1, filter_bytes), RIBBON_OK);
     free(scratch); /* the filter does not need it */
     CHECK_STATUS(ribbon_filter_open(&view, buffer + 1, filter_bytes), RIBBON_OK);
+    if (n >= 10000) {
+        check_fp_promise(&view, 400000, 31 + n);
+    }
     for (i = 0; i < n; i++) {
         CHECK(ribbon_contains(&view, keys[i]) == 1);
     }
@@ -117,6 +126,105 @@ static void check_filter(uint32_t kind, uint32_t width, size_t n) {
     free(others);
     free(answers);
     free(buffer);
+}
+
+/* FP rate within the promise: at most 1.10 x the column rate plus four
+ * binomial standard deviations of the sample. */
+static void check_fp_promise(const ribbon_filter *view, size_t queries, uint64_t seed) {
+    uint64_t *others = random_hashes(seed, queries);
+    uint8_t *answers = (uint8_t *)malloc(queries);
+    double p = (double)ribbon_filter_column_fp_ppt(view) / 1e12;
+    double estimate = (double)ribbon_filter_estimated_fp_ppt(view) / 1e12;
+    double sigma, measured;
+    size_t i, hits = 0;
+    if (!answers) {
+        abort();
+    }
+    CHECK_STATUS(ribbon_contains_batch(view, others, queries, answers), RIBBON_OK);
+    for (i = 0; i < queries; i++) {
+        hits += answers[i];
+    }
+    measured = (double)hits / (double)queries;
+    /* sqrt(p (1 - p) / queries) by Newton steps: no libm needed. */
+    {
+        double v = p * (1.0 - p) / (double)queries, x = v > 1.0 ? v : 1.0;
+        int k;
+        for (k = 0; k < 100; k++) {
+            x = 0.5 * (x + v / x);
+        }
+        sigma = x;
+    }
+    CHECK(p > 0.0);
+    CHECK(estimate >= p && estimate <= 1.10 * p);
+    CHECK(measured <= 1.10 * p + 4.0 * sigma);
+    CHECK(measured >= p - 4.0 * sigma);
+    free(others);
+    free(answers);
+}
+
+/* A streaming build fed twice its planned keys stops with FULL or
+ * INCONSISTENT after at least 95 % of them; every key added is in the
+ * finished filter, which keeps the FP promise. */
+static void check_streaming(uint32_t kind, uint32_t width, size_t n) {
+    ribbon_plan plan;
+    ribbon_banding banding, copy;
+    ribbon_filter view;
+    uint64_t *keys = random_hashes(77 + n + kind * 5 + width, 2 * n);
+    size_t words, bytes, added = 0, i;
+    uint64_t capacity;
+    uint64_t *scratch;
+    uint8_t *out;
+    int32_t last = RIBBON_ADD_INSERTED;
+
+    CHECK_STATUS(ribbon_plan_init(&plan, kind, width, n, 7700), RIBBON_OK);
+    words = ribbon_plan_banding_scratch_words(&plan);
+    bytes = ribbon_plan_filter_bytes(&plan);
+    capacity = ribbon_plan_banding_capacity(&plan);
+    CHECK(words > 0 && words < ribbon_plan_scratch_words(&plan));
+    CHECK(capacity <= n && capacity * 100 >= (uint64_t)n * 95);
+    scratch = (uint64_t *)malloc(words * sizeof(uint64_t));
+    out = (uint8_t *)malloc(bytes + 3);
+    if (!scratch || !out) {
+        abort();
+    }
+    CHECK_STATUS(ribbon_banding_init(&banding, &plan, scratch, words - 1), RIBBON_ERR_SCRATCH_TOO_SMALL);
+    CHECK_STATUS(ribbon_banding_add(&banding, 1), RIBBON_ERR_UNINITIALIZED);
+    CHECK_STATUS(ribbon_banding_init(&banding, &plan, scratch, words), RIBBON_OK);
+    for (i = 0; i < 2 * n; i++) {
+        last = ribbon_banding_add(&banding, keys[i]);
+        if (last != RIBBON_ADD_INSERTED && last != RIBBON_ADD_REDUNDANT) {
+            break;
+        }
+        added++;
+    }
+    CHECK(last == RIBBON_ADD_FULL || (last == RIBBON_ADD_INCONSISTENT && kind != RIBBON_KIND_HOMOGENEOUS));
+    CHECK(ribbon_banding_added(&banding) == added);
+    CHECK(added * 100 >= n * 95);
+    if (last == RIBBON_ADD_FULL) {
+        CHECK(added == capacity);
+        /* Full stays full and changes nothing. */
+        CHECK_STATUS(ribbon_banding_add(&banding, keys[0] ^ 1), RIBBON_ADD_FULL);
+    } else {
+        /* The inconsistent key was not added: a duplicate of an added key
+         * is still redundant, and the count did not move. */
+        CHECK_STATUS(ribbon_banding_add(&banding, keys[0]), RIBBON_ADD_REDUNDANT);
+        added++;
+    }
+    CHECK(ribbon_banding_added(&banding) == added);
+    copy = banding;
+    copy.opaque[6] ^= 1; /* a corrupted struct is refused */
+    CHECK_STATUS(ribbon_banding_add(&copy, 5), RIBBON_ERR_UNINITIALIZED);
+    CHECK_STATUS(ribbon_banding_finish(&banding, out + 3, bytes - 1), RIBBON_ERR_OUTPUT_TOO_SMALL);
+    CHECK_STATUS(ribbon_banding_finish(&banding, out + 3, bytes), RIBBON_OK);
+    CHECK_STATUS(ribbon_banding_finish(&banding, out + 3, bytes), RIBBON_ERR_UNINITIALIZED);
+    free(scratch);
+    CHECK_STATUS(ribbon_filter_open(&view, out + 3, bytes), RIBBON_OK);
+    for (i = 0; i < added && i < 2 * n; i++) {
+        CHECK(ribbon_contains(&view, keys[i]) == 1);
+    }
+    check_fp_promise(&view, 400000, 4242 + n);
+    free(keys);
+    free(out);
 }
 
 static void check_errors(void) {
@@ -295,6 +403,12 @@ int main(void) {
             }
         }
     }
+    for (kind = 0; kind <= 2; kind++) {
+        for (w = 0; w < 2; w++) {
+            check_streaming(kind, widths[w], 20000);
+        }
+    }
+    printf("streaming builds: every kind and width stopped within the promise\n");
     check_errors();
     check_hostile_bytes();
     check_backends();
