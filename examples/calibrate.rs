@@ -243,7 +243,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn homogeneous(o: &Options) {
     println!(
         "width bits/key eps | sets keys | exact FP / column FP: median mean worst | estimate: worst, \
-         over the retry limit | sampled FP / column FP: worst (4 sigma) | overhead median | retried | build ns/key"
+         over the retry limit, most below exact | sampled FP / column FP: worst (4 sigma) | overhead median \
+         | retried | build ns/key"
     );
     for &width in &o.widths {
         for &millibits in &o.millibits {
@@ -279,7 +280,7 @@ fn homogeneous(o: &Options) {
             );
             let limit = 1.0 + ribbon_kernel::HOMOGENEOUS_EXCESS_LIMIT_PPM as f64 / 1e6;
             println!(
-                "w{} {:.2} {:.2}% | {} {} | {:.4} {:.4} {:.4} (set {}) | {:.4} {} | {:.4} ({:.4}) | {:.2}% | {} | {:.1}",
+                "w{} {:.2} {:.2}% | {} {} | {:.4} {:.4} {:.4} (set {}) | {:.4} {} {:.4} | {:.4} ({:.4}) | {:.2}% | {} | {:.1}",
                 width.bits(),
                 bits,
                 (plan.num_slots() as f64 / o.keys as f64 - 1.0) * 100.0,
@@ -291,6 +292,10 @@ fn homogeneous(o: &Options) {
                 worst.set,
                 results.iter().map(|r| r.estimate).fold(0.0, f64::max),
                 results.iter().filter(|r| r.estimate > limit).count(),
+                results
+                    .iter()
+                    .map(|r| r.exact - r.estimate)
+                    .fold(0.0, f64::max),
                 worst_sampled,
                 4.0 * sigma / columns,
                 overhead * 100.0,

@@ -38,10 +38,7 @@ pub use error::Error;
 pub use filter::FilterRef;
 pub use hash::Equation;
 pub use layout::{HEADER_BYTES, Kind, Width};
-pub use plan::{
-    HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, HOMOGENEOUS_STREAM_MARGIN_PPM, MAX_KEYS,
-    MAX_SEEDS, Plan,
-};
+pub use plan::{HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_SEEDS, Plan};
 
 #[cfg(feature = "alloc")]
 pub use owned::Filter;

@@ -33,10 +33,6 @@ pub const HOMOGENEOUS_SEEDS: u32 = 8;
 /// the column FP rate.
 pub const HOMOGENEOUS_EXCESS_LIMIT_PPM: u64 = 62_500;
 
-/// Extra slots, in ppm of the keys, that a Homogeneous [`Plan::banding`]
-/// keeps free beyond the planned overhead; see [`Plan::banding_capacity`].
-pub const HOMOGENEOUS_STREAM_MARGIN_PPM: u64 = 30_000;
-
 /// Capacity of a banding inside [`Plan::build`], which checks the key count
 /// itself.
 const NO_LIMIT: u64 = u64::MAX;
@@ -95,7 +91,7 @@ impl Plan {
             return Ok(Plan::empty(kind, width));
         }
         let r_milli = columns_for_bits(kind, width, num_keys, millibits_per_key);
-        let geometry = geometry_for_columns(kind, width, num_keys, r_milli)
+        let geometry = geometry_for_columns(kind, width, num_keys, r_milli, true)
             .map_err(|_| Error::InvalidBitsPerKey)?;
         Plan::checked(geometry, num_keys)
     }
@@ -126,7 +122,7 @@ impl Plan {
         let target_num = u128::from(one_in) * u128::from(PPM + margin);
         let target_den = u128::from(PPM);
         let r_milli = columns_for_fp(target_num, target_den).ok_or(Error::InvalidFpRate)?;
-        let mut geometry = geometry_for_columns(kind, width, num_keys, r_milli)
+        let mut geometry = geometry_for_columns(kind, width, num_keys, r_milli, false)
             .map_err(|_| Error::InvalidFpRate)?;
         // Rounding to whole words, and the last block receiving a single
         // start, can leave the rate a hair above target: add upper words
@@ -478,16 +474,18 @@ impl Plan {
     ///
     /// Standard kinds: the planned key count ([`Plan::num_slots`] for a
     /// [`Plan::with_slots`] plan; an inconsistency usually stops such a
-    /// stream first). Homogeneous: the keys the slots hold with a margin
-    /// of [`HOMOGENEOUS_STREAM_MARGIN_PPM`] over the planned overhead
-    /// (about 97 % of the planned keys), so that a stream, which cannot be
-    /// retried with another seed, keeps the FP promise on every key set;
-    /// never more than the planned keys.
+    /// stream first). Homogeneous: the keys the slots hold with some room
+    /// beyond the planned overhead (about 96-98 % of the planned keys), so
+    /// that a stream, which cannot be retried with another seed, keeps the
+    /// FP promise on every key set; never more than the planned keys.
     pub fn banding_capacity(&self) -> usize {
         let g = &self.geometry;
         let slots = g.num_slots();
         let geometric = match g.kind {
-            Kind::Homogeneous => homogeneous_stream_capacity(g),
+            Kind::Homogeneous => {
+                let keys = self.num_keys.unwrap_or(slots) as u64;
+                homogeneous_stream_capacity(g, keys)
+            }
             Kind::Standard | Kind::StandardSmash => slots,
         };
         self.num_keys.map_or(geometric, |n| n.min(geometric))
@@ -543,33 +541,72 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
     }
 }
 
-/// Space overhead `epsilon = (m - n) / n` in ppm that the slots get.
-///
-/// Homogeneous: the paper's eq. 7, `(4 + r/4) / w`, scaled by 110 % for
-/// w = 64 and 105 % for w = 128. Measured at n = 10^6 over 8 key sets
-/// (`cargo run --release --example calibrate homogeneous`), the *mean*
-/// overhead is lowest near eq. 7 itself, but some key sets then see FP
-/// rates 5-10 % above `2^-r` (local clusters of start positions make rows
-/// dependent); the small extra space keeps that excess within a few percent
-/// for every key set at a cost of about 0.4 points of overhead.
+/// Space overhead `epsilon = (m - n) / n` in ppm that the slots get, for
+/// `keys` keys at `r_milli / 1000` columns.
 ///
 /// Standard: overhead for about a 5 % chance that the first seed fails, as a
 /// function of `log2(m)`, measured with this crate's hashing (see
 /// `examples/calibrate.rs`).
-fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, slots: u64) -> u64 {
+///
+/// Homogeneous: see [`homogeneous_epsilon_w_milli`].
+fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, keys: u64) -> u64 {
     match kind {
-        Kind::Homogeneous => {
-            let eq7 = ((16_000 + r_milli) * 250) >> width.bits().trailing_zeros();
-            match width {
-                Width::W64 => eq7 * 110 / 100,
-                Width::W128 => eq7 * 105 / 100,
-            }
-        }
+        Kind::Homogeneous => per_width(width, homogeneous_epsilon_w_milli(width, r_milli, keys)),
         Kind::Standard | Kind::StandardSmash => {
             let table = standard_epsilon_table(kind, width);
-            interpolate(table, log2_q8(slots.max(1)))
+            interpolate(table, log2_q8(keys.max(1)))
         }
     }
+}
+
+/// `epsilon` in ppm from `epsilon * w` in thousandths.
+fn per_width(width: Width, eps_w_milli: u64) -> u64 {
+    (eps_w_milli * 1000) >> width.bits().trailing_zeros()
+}
+
+/// Homogeneous overhead times the width, `epsilon * w`, in thousandths:
+/// the larger of the paper's eq. 7 and a term sized from the tail of the
+/// FP rate over key sets.
+///
+/// Eq. 7, `epsilon = (4 + r/4) / w` (with 110 % for w = 64 and 105 % for
+/// w = 128), was fitted to the *mean* FP rate. Over many key sets the rate
+/// has a tail: a key set that overloads a stretch of the ribbon forces the
+/// solution there towards zero, and queries in that stretch match. One such
+/// stretch of `S` slots raises the rate by about `S 2^r / n` relative to
+/// `2^-r`, and their frequency falls exponentially in `epsilon * w`.
+/// [`Plan::build`] measures each filter and retries with another seed past
+/// [`HOMOGENEOUS_EXCESS_LIMIT_PPM`]; this term keeps those retries rare
+/// (about 5 % of builds or fewer at their most frequent):
+///
+/// `epsilon * w = 6.6 + b (r - 7) + 1.3 (L - 6)`, `L = min(log10 n,
+/// 0.301 r + 3.9)`, `b = 0.3` (w = 64) or `0.2` (w = 128).
+///
+/// `L` grows with the keys because more keys hold more stretches, until a
+/// single stretch no longer breaks the promise (`n > 2^r * 8000`, past
+/// which only the mean counts). The constants come from
+/// `examples/calibrate.rs homogeneous --eps`: single-seed builds of 1,000
+/// key sets at n = 10^5, 300 at 10^6 and 40 at 10^7 for 4, 7.7, 12, 16 and
+/// 20 bits per key and 100-135 % of the former slots, counting the key sets
+/// whose measured excess passes the limit. At 7.7 bits per key this costs
+/// about 0.4 points of overhead over eq. 7 alone.
+fn homogeneous_epsilon_w_milli(width: Width, r_milli: u64, keys: u64) -> u64 {
+    // (4 + r/4) in thousandths.
+    let eq7 = (16_000 + r_milli) / 4;
+    let eq7 = match width {
+        Width::W64 => eq7 * 110 / 100,
+        Width::W128 => eq7 * 105 / 100,
+    };
+    let per_column: i64 = match width {
+        Width::W64 => 300,
+        Width::W128 => 200,
+    };
+    let r = r_milli.min(1 << 20) as i64;
+    // log10(n) in thousandths from log2 in 1/256 units.
+    let log10_keys = i64::from(log2_q8(keys.max(1))) * 30_103 / 25_600;
+    let tail_limit = 301 * r / 1000 + 3_900;
+    let l = log10_keys.min(tail_limit);
+    let tail = 6_600 + per_column * (r - 7_000) / 1000 + 1_300 * (l - 6_000) / 1000;
+    eq7.max(tail.max(0) as u64)
 }
 
 /// (log2(m) in 1/256 units, epsilon ppm) points, increasing in log2(m);
@@ -683,9 +720,20 @@ fn log2_q8(x: u64) -> u32 {
     (int << 8) | frac
 }
 
+/// Extra `epsilon * w` (thousandths) a Homogeneous [`Plan::banding`]
+/// keeps beyond the planned overhead. A stream cannot be retried with
+/// another seed, so its single seed must keep the promise: with this much
+/// more room, overloaded stretches are about 50 times rarer than at the
+/// planned overhead (the rate falls about 10-fold per 1.3 of `epsilon * w`
+/// in the calibration of [`homogeneous_epsilon_w_milli`]): 3.9 % more
+/// slots for w = 64, 2 % for w = 128, so a stream holds about 96-98 % of
+/// the planned keys.
+const STREAM_MARGIN_W_MILLI: u64 = 2_500;
+
 /// Keys a Homogeneous banding over `g` accepts: `m / (1 + eps + margin)`
-/// with `eps` the overhead planned for the geometry's columns.
-fn homogeneous_stream_capacity(g: &Geometry) -> usize {
+/// with `eps` the overhead planned for the geometry's columns and `keys`
+/// keys (the slots, for a plan of no key count).
+fn homogeneous_stream_capacity(g: &Geometry, keys: u64) -> usize {
     let slots = g.num_slots() as u128;
     if slots == 0 {
         return 0;
@@ -694,7 +742,8 @@ fn homogeneous_stream_capacity(g: &Geometry) -> usize {
         g.total_words().unwrap_or(0) as u128 * 1000,
         g.num_blocks as u128,
     ) as u64;
-    let eps = epsilon_ppm(g.kind, g.width, r_milli, slots as u64) + HOMOGENEOUS_STREAM_MARGIN_PPM;
+    let eps_w = homogeneous_epsilon_w_milli(g.width, r_milli, keys) + STREAM_MARGIN_W_MILLI;
+    let eps = per_width(g.width, eps_w);
     div(slots * u128::from(PPM), u128::from(PPM + eps)) as usize
 }
 
@@ -740,28 +789,63 @@ fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
 }
 
 /// Blocks of `w` slots for `num_keys` keys at `r_milli` columns per slot.
-/// Standard kinds round up (fewer slots raise the failure rate quickly);
-/// Homogeneous Ribbon, which cannot fail, rounds to the nearest block.
+///
+/// Standard kinds round `num_keys * (1 + epsilon)` slots up to whole
+/// blocks (fewer slots raise the failure rate quickly). Homogeneous Ribbon
+/// rounds to the nearest block, which keeps small filters' bits where they
+/// buy the most columns (always rounding up would cost a 1,000-key filter
+/// up to a third more false positives), unless rounding down would keep
+/// less than three quarters of the slack: in filters of a few blocks the
+/// free slots gather at the top of the ribbon, and too few of them leave
+/// the lower blocks' solution space smaller than their columns
+/// (`examples/calibrate.rs homogeneous --keys 1000`: with 1,024 slots for
+/// 1,000 keys, w = 128, most key sets matched 10 to 1000 times more
+/// non-members than the columns allow). It also always keeps
+/// [`MIN_FREE_SLOTS`] plus one per column free.
 fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize {
-    let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
-    let slots = div_ceil(num_keys as u128 * u128::from(PPM + eps), u128::from(PPM));
-    let w = u128::from(width.bits());
-    let blocks = if kind.is_standard() {
-        div_ceil(slots, w)
-    } else {
-        div(slots + w / 2, w)
-    };
-    (blocks as usize).max(1)
+    blocks_and_budget(kind, width, num_keys, r_milli).0
 }
 
+/// [`blocks_for`], and the blocks whose `r_milli` columns give the bits a
+/// plan for bits per key spends: the nearest whole number of blocks for
+/// Homogeneous Ribbon (when rounding down would leave too little slack,
+/// the extra block takes columns from the others rather than adding bits).
+fn blocks_and_budget(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> (usize, usize) {
+    let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
+    let n = num_keys as u128;
+    let slots = div_ceil(n * u128::from(PPM + eps), u128::from(PPM));
+    let w = u128::from(width.bits());
+    let (blocks, budget) = if kind.is_standard() {
+        let blocks = div_ceil(slots, w);
+        (blocks, blocks)
+    } else {
+        let nearest = div(slots + w / 2, w);
+        let least_slack = div_ceil(n * u128::from(eps) * 3, u128::from(PPM) * 4);
+        let least_free = MIN_FREE_SLOTS + div_ceil(u128::from(r_milli), 1000);
+        let least = n + least_slack.max(least_free);
+        (nearest.max(div_ceil(least, w)), nearest)
+    };
+    ((blocks as usize).max(1), (budget as usize).max(1))
+}
+
+/// See [`blocks_for`]: `examples/calibrate.rs homogeneous --keys 100`
+/// (and up to 10^4) shows key sets of filters of one to a few blocks.
+const MIN_FREE_SLOTS: u128 = 8;
+
+/// The geometry for `num_keys` keys at `r_milli / 1000` columns per slot.
+/// With `keep_bits`, the payload is what `r` columns over the budget blocks
+/// of [`blocks_and_budget`] hold (a plan for bits per key); otherwise every
+/// block gets the columns (a plan for an FP rate).
 fn geometry_for_columns(
     kind: Kind,
     width: Width,
     num_keys: usize,
     r_milli: u64,
+    keep_bits: bool,
 ) -> Result<Geometry, Error> {
-    let blocks = blocks_for(kind, width, num_keys, r_milli);
-    let words = div_ceil(blocks as u128 * u128::from(r_milli), 1000);
+    let (blocks, budget) = blocks_and_budget(kind, width, num_keys, r_milli);
+    let paid = if keep_bits { budget } else { blocks };
+    let words = div_ceil(paid as u128 * u128::from(r_milli), 1000);
     let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
     split_words(kind, width, blocks, words)
 }

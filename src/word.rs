@@ -35,6 +35,13 @@ pub(crate) trait Word:
     }
     /// Parity of the number of set bits: 0 or 1.
     fn parity(self) -> u64;
+    /// All ones if `bit` is 1, else zero (`bit` is 0 or 1): a branch-free
+    /// select.
+    fn mask_from_bit(bit: u64) -> Self;
+    /// Bit `i` (`i < BITS`) as 0 or 1.
+    fn bit(self, i: u32) -> u64;
+    /// `self >> n`, zero when `n >= BITS`.
+    fn checked_shr(self, n: u32) -> Self;
     /// The low bit as 0 or 1 in a word.
     fn from_bit(bit: u64) -> Self;
 
@@ -78,6 +85,18 @@ impl Word for u64 {
     #[inline(always)]
     fn from_bit(bit: u64) -> Self {
         bit & 1
+    }
+    #[inline(always)]
+    fn mask_from_bit(bit: u64) -> Self {
+        0u64.wrapping_sub(bit & 1)
+    }
+    #[inline(always)]
+    fn bit(self, i: u32) -> u64 {
+        u64::checked_shr(self, i).unwrap_or(0) & 1
+    }
+    #[inline(always)]
+    fn checked_shr(self, n: u32) -> Self {
+        u64::checked_shr(self, n).unwrap_or(0)
     }
     #[inline(always)]
     fn read_word(bytes: &[u8], index: usize) -> Option<Self> {
@@ -149,6 +168,18 @@ impl Word for u128 {
     #[inline(always)]
     fn from_bit(bit: u64) -> Self {
         u128::from(bit & 1)
+    }
+    #[inline(always)]
+    fn mask_from_bit(bit: u64) -> Self {
+        0u128.wrapping_sub(u128::from(bit & 1))
+    }
+    #[inline(always)]
+    fn bit(self, i: u32) -> u64 {
+        u128::checked_shr(self, i).unwrap_or(0) as u64 & 1
+    }
+    #[inline(always)]
+    fn checked_shr(self, n: u32) -> Self {
+        u128::checked_shr(self, n).unwrap_or(0)
     }
     #[inline(always)]
     fn read_word(bytes: &[u8], index: usize) -> Option<Self> {
@@ -268,5 +299,7 @@ mod tests {
         assert_eq!(Word::trailing_zeros(1u128 << 77), 77);
         assert_eq!(Word::leading_zeros(1u128 << 77), 50);
         assert_eq!(Word::leading_zeros(0u64), 64);
+        assert_eq!(<u128 as Word>::mask_from_bit(1), u128::MAX);
+        assert_eq!(<u64 as Word>::mask_from_bit(0), 0);
     }
 }

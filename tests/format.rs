@@ -6,11 +6,15 @@ use common::{KINDS, WIDTHS, fnv1a, hashes};
 use ribbon_kernel::{Error, Filter, FilterRef, HEADER_BYTES, Kind, Plan, Width};
 
 /// Digests of the exact bytes of one filter per kind and width, built from
-/// fixed hashes. These must never change for format version 1: a filter
-/// written by any build on any platform reads back identically everywhere.
+/// fixed hashes: the same on every platform and endianness. Hashing,
+/// solving and serializing must never change them. A deliberate change of
+/// sizing (how many slots a plan gets) does, and then the filters written
+/// before must still read back: see `filters_of_an_earlier_sizing_still_read`.
 const PINNED: [(Kind, Width, usize, u64); 6] = [
     (Kind::Homogeneous, Width::W64, 1000, 0x5abe3c301eab27ee),
-    (Kind::Homogeneous, Width::W128, 984, 0x72bb73fea97e7370),
+    // 1,024 slots (digest 0x72bb73fea97e7370) before the sizing for FP
+    // tails; 1,152 since.
+    (Kind::Homogeneous, Width::W128, 984, 0x36f3f2530efcae16),
     (Kind::Standard, Width::W64, 1040, 0xd18ecec8a4c9f014),
     (Kind::Standard, Width::W128, 1016, 0xe47a1648345e400b),
     (Kind::StandardSmash, Width::W64, 1064, 0xa665a052768eea87),
@@ -46,6 +50,28 @@ fn pinned_bytes_are_stable() {
         mismatches.is_empty(),
         "filter bytes changed: {mismatches:?}"
     );
+}
+
+/// A filter written before the Homogeneous sizing changed (the W128 entry
+/// of `PINNED` had 1,024 slots then) still opens and answers for every key
+/// on every backend: the format did not change, only the plans.
+#[test]
+#[cfg_attr(miri, ignore = "reads a file")]
+fn filters_of_an_earlier_sizing_still_read() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/homogeneous_w128_1000_keys_before_tail_sizing.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(fnv1a(&bytes), 0x72bb73fea97e7370);
+    let view = FilterRef::from_bytes(&bytes).unwrap();
+    assert_eq!(view.num_slots(), 1024);
+    let keys = hashes(42, 1000);
+    for backend in ribbon_kernel::Backend::ALL {
+        if let Ok(v) = view.with_backend(backend) {
+            assert!(keys.iter().all(|&k| v.contains(k)), "{backend:?}");
+        }
+    }
 }
 
 fn sample_filters() -> Vec<Filter> {

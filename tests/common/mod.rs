@@ -3,6 +3,7 @@
 
 pub mod cases;
 pub mod dense;
+pub mod exact_fp;
 
 use ribbon_kernel::{Kind, Width};
 
