@@ -130,14 +130,7 @@ fn excess_ppm<W: Word>(g: &Geometry, payload: &[u8]) -> u64 {
     };
     let zero_excess =
         per_zero(m.zero_windows[0], lc).saturating_add(per_zero(m.zero_windows[1], lc + 1));
-    // The sampled blocks' excess, in proportion to all starts.
-    let rank_excess = m
-        .rank_rate
-        .saturating_sub(m.rank_planned)
-        .saturating_mul(planned)
-        .checked_div(m.rank_planned)
-        .unwrap_or(0);
-    let excess = zero_excess.max(rank_excess);
+    let excess = zero_excess.max(m.rank_excess);
     let ppm = excess.saturating_mul(PPM).checked_div(planned).unwrap_or(0);
     u64::try_from(ppm).unwrap_or(u64::MAX)
 }
@@ -147,16 +140,18 @@ struct Measured {
     /// Zero windows of single columns, over the lower blocks (`[0]`) and
     /// the upper blocks (`[1]`).
     zero_windows: [u128; 2],
-    /// The rate each sampled block's first start has (`2^-rank` of the
-    /// block's words), applied to all of the block's starts and summed,
-    /// scaled by `2^(lower_columns + 1)` (saturating).
-    rank_rate: u128,
-    /// The columns' rate over the same starts, scaled the same way.
-    rank_planned: u128,
+    /// The excess of the stretches whose sampled start has a deficient
+    /// rank: the rate measured at starts [`REFINE_STEP`] apart, less the
+    /// columns' rate, times the starts each stands for; scaled by
+    /// `2^(lower_columns + 1)` (saturating).
+    rank_excess: u128,
 }
 
 /// Blocks whose rank a measurement samples, at most (see [`measure`]).
 const RANK_SAMPLES: usize = 2048;
+
+/// Starts between the rank samples of a stretch found deficient.
+const REFINE_STEP: usize = 8;
 
 /// One pass over the payload, block by block, with two estimates of the
 /// excess that fail in different places:
@@ -166,42 +161,29 @@ const RANK_SAMPLES: usize = 2048;
 ///   columns are fixed, so where a long stretch shares one shallow
 ///   projection (typically a small filter with few free slots) they are
 ///   too few samples of it and can miss it entirely;
-/// * the rank of each block's `c` words is the exact rate of the block's
-///   first start ([`rank`]), one sample per `w` starts: it finds shallow
-///   stretches, which are long, but can step over a short deep dip.
+/// * the rank of a block's `c` words is the exact rate of the block's
+///   first start ([`rank`]). Every block of a small filter, and about
+///   [`RANK_SAMPLES`] evenly spaced blocks of a large one, are sampled;
+///   where a sample is deficient, the blocks it stands for are measured
+///   every [`REFINE_STEP`] starts. This finds shallow stretches, which are
+///   long, and does not charge a short deep dip to a whole group of
+///   blocks; it can step over a short dip between samples.
 ///
 /// Measured against the exact rate of every start (`examples/calibrate.rs
-/// homogeneous`), the larger of the two follows it within a few percent of
-/// the column rate at 10^3 to 10^7 keys.
+/// homogeneous`), the larger of the two follows it within about 1 % of the
+/// column rate at 10^3 to 10^7 keys.
 fn measure<W: Word>(g: &Geometry, payload: &[u8]) -> Measured {
     let w = W::BITS as usize;
-    let starts = g.num_starts();
-    let lc = g.lower_columns;
     let mut m = Measured {
         zero_windows: [0; 2],
-        rank_rate: 0,
-        rank_planned: 0,
+        rank_excess: 0,
     };
-    // Rank samples: every block of small filters, about RANK_SAMPLES
-    // evenly spaced blocks of large ones.
     let stride = g.num_blocks.div_ceil(RANK_SAMPLES).max(1);
     // The words of this block and of the next, alternating between the
     // two halves of `words` so that each block is read once.
     let mut words = [[W::ZERO; 64]; 2];
     let mut scratch = [W::ZERO; 64];
-    let read = |block: usize, into: &mut [W; 64]| {
-        let columns = (g.block_columns(block) as usize).min(64);
-        let first = g.block_word_offset(block).saturating_mul(W::BYTES);
-        let bytes = payload.get(first..).unwrap_or(&[]);
-        for (word, chunk) in into
-            .iter_mut()
-            .zip(bytes.chunks_exact(W::BYTES))
-            .take(columns)
-        {
-            *word = W::read_word(chunk, 0).unwrap_or(W::ZERO);
-        }
-    };
-    read(0, &mut words[0]);
+    read_block(g, payload, 0, &mut words[0]);
     for block in 0..g.num_blocks {
         let columns = (g.block_columns(block) as usize).min(64);
         let [even, odd] = &mut words;
@@ -210,13 +192,8 @@ fn measure<W: Word>(g: &Geometry, payload: &[u8]) -> Measured {
         } else {
             (&*odd, even)
         };
-        if block + 1 < g.num_blocks {
-            read(block + 1, next);
-        } else {
-            next.iter_mut().take(columns).for_each(|x| *x = W::ZERO);
-        }
-        // Starts in this block: `w`, except one in the last block.
-        let offsets = starts.saturating_sub((block * w) as u64).min(w as u64) as u32;
+        read_block(g, payload, block + 1, next);
+        let offsets = block_starts(g, block, w);
         let (Some(lows), Some(highs), Some(scratch)) = (
             this.get(..columns),
             next.get(..columns),
@@ -231,15 +208,70 @@ fn measure<W: Word>(g: &Geometry, payload: &[u8]) -> Measured {
         m.zero_windows[usize::from(block >= g.upper_start_block)] += u128::from(zeros);
         if block % stride == 0 {
             scratch.copy_from_slice(lows);
-            let rank = rank(scratch);
-            let rate = shl_saturating(u128::from(offsets), (lc + 1).saturating_sub(rank));
-            m.rank_rate = m.rank_rate.saturating_add(rate);
-            m.rank_planned = m
-                .rank_planned
-                .saturating_add(shl_saturating(u128::from(offsets), lc + 1 - columns as u32));
+            if rank(scratch) < columns as u32 {
+                let group = block..(block + stride).min(g.num_blocks);
+                m.rank_excess = m.rank_excess.saturating_add(refine::<W>(g, payload, group));
+            }
         }
     }
     m
+}
+
+/// Starts in `block`: `w`, except one in the last block.
+fn block_starts(g: &Geometry, block: usize, w: usize) -> u32 {
+    g.num_starts()
+        .saturating_sub(block.saturating_mul(w) as u64)
+        .min(w as u64) as u32
+}
+
+/// Reads the words of `block` into `into` (zero past the last block).
+fn read_block<W: Word>(g: &Geometry, payload: &[u8], block: usize, into: &mut [W; 64]) {
+    let columns = (g.block_columns(block) as usize).min(64);
+    if block >= g.num_blocks {
+        into.iter_mut().for_each(|x| *x = W::ZERO);
+        return;
+    }
+    let first = g.block_word_offset(block).saturating_mul(W::BYTES);
+    let bytes = payload.get(first..).unwrap_or(&[]);
+    for (word, chunk) in into
+        .iter_mut()
+        .zip(bytes.chunks_exact(W::BYTES))
+        .take(columns)
+    {
+        *word = W::read_word(chunk, 0).unwrap_or(W::ZERO);
+    }
+}
+
+/// The excess of `blocks` from the exact rate at every [`REFINE_STEP`]-th
+/// start, scaled as [`Measured::rank_excess`].
+fn refine<W: Word>(g: &Geometry, payload: &[u8], blocks: core::ops::Range<usize>) -> u128 {
+    let w = W::BITS as usize;
+    let lc = g.lower_columns;
+    let (mut lows, mut highs, mut windows) = ([W::ZERO; 64], [W::ZERO; 64], [W::ZERO; 64]);
+    let mut excess = 0u128;
+    for block in blocks {
+        let columns = (g.block_columns(block) as usize).min(64);
+        read_block(g, payload, block, &mut lows);
+        read_block(g, payload, block + 1, &mut highs);
+        let starts = block_starts(g, block, w) as usize;
+        let planned = lc + 1 - columns as u32;
+        for offset in (0..starts).step_by(REFINE_STEP) {
+            let Some(windows) = windows.get_mut(..columns) else {
+                break;
+            };
+            for ((window, lo), hi) in windows.iter_mut().zip(&lows).zip(&highs) {
+                *window = match offset as u32 {
+                    0 => *lo,
+                    o => (*lo >> o) | (*hi << (W::BITS - o)),
+                };
+            }
+            let rank = rank(windows);
+            let weight = u128::from(REFINE_STEP.min(starts - offset) as u32);
+            let rate = shl_saturating(weight, lc + 1 - rank);
+            excess = excess.saturating_add(rate - shl_saturating(weight, planned));
+        }
+    }
+    excess
 }
 
 /// The rank of `words` over GF(2), which it clobbers: Gaussian elimination
@@ -353,7 +385,9 @@ mod tests {
     fn one_deficient_block_is_measured() {
         // 40 blocks of 4 random columns; make block 10's words span only
         // two dimensions: its first start matches 1 in 4 queries instead
-        // of 1 in 16, which the rank sample charges to all its 64 starts.
+        // of 1 in 16. The block is then measured every 8 starts, and the
+        // later starts' windows reach into block 11's random bits (rank
+        // 4), so the first start stands for 8 starts.
         let g = Geometry::new(Kind::Homogeneous, Width::W64, 40, 4, 40).unwrap();
         let mut payload = [0u8; 40 * 4 * 8];
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -370,8 +404,8 @@ mod tests {
             payload[(42 + j) * 8..(43 + j) * 8].copy_from_slice(&v.to_le_bytes());
         }
         let deficient = homogeneous_excess_ppm(&g, &payload);
-        // 64 starts at 1/4 instead of 1/16, over 40 * 64 - 63 starts at 1/16.
-        let expect = 64 * (4 - 1) * 1_000_000 / (40 * 64 - 63);
+        // 8 starts at 1/4 instead of 1/16, over 40 * 64 - 63 starts at 1/16.
+        let expect = 8 * (4 - 1) * 1_000_000 / (40 * 64 - 63);
         assert!(random < 2_000, "{random}");
         assert!(
             deficient.abs_diff(expect) < 2_000,

@@ -111,8 +111,13 @@ fn tail_at_10_6() {
 #[test]
 fn streaming_stops_within_the_promise() {
     let n = scaled(20_000);
-    let sets = if cfg!(miri) { 1 } else { 12 };
     for kind in KINDS {
+        // The Homogeneous tail is the point: more key sets.
+        let sets = match (cfg!(miri), kind) {
+            (true, _) => 1,
+            (false, Kind::Homogeneous) => 60,
+            (false, _) => 12,
+        };
         for width in WIDTHS {
             let plan = Plan::new(kind, width, n, 7_700).unwrap();
             let mut scratch = vec![0u64; plan.banding_scratch_words()];
@@ -152,8 +157,12 @@ fn streaming_stops_within_the_promise() {
                     assert!((measured - p).abs() <= 4.0 * sigma, "{kind:?} {width:?}");
                 }
             }
-            println!("{kind:?} {width:?}: worst Homogeneous ratio {worst:.4}");
-            assert!(worst <= PROMISE, "{kind:?} {width:?}: {worst:.4}");
+            if kind == Kind::Homogeneous {
+                println!(
+                    "streaming {width:?}: worst {worst:.4} x the column rate over {sets} key sets"
+                );
+                assert!(worst <= PROMISE, "{width:?}: {worst:.4}");
+            }
         }
     }
 }
