@@ -292,6 +292,18 @@ fn plan_from(
     }
 }
 
+/// `read` of the plan `p`, or 0 for a NULL or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_plan`.
+unsafe fn plan_value<T: Default>(p: *const ribbon_plan, read: impl FnOnce(Plan) -> T) -> T {
+    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
+    match unsafe { p.as_ref() }.map(load_plan) {
+        Some(Ok(plan)) => read(plan),
+        _ => T::default(),
+    }
+}
+
 /// Plans a filter for `num_keys` keys at `millibits_per_key / 1000` bits
 /// per key. See `include/ribbon_kernel.h`.
 ///
@@ -351,11 +363,8 @@ pub unsafe extern "C" fn ribbon_plan_init_bytes(
 /// `p` is NULL or points to a readable `ribbon_plan`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_plan_scratch_words(p: *const ribbon_plan) -> usize {
-    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
-    match unsafe { p.as_ref() }.map(load_plan) {
-        Some(Ok(plan)) => plan.scratch_words(),
-        _ => 0,
-    }
+    // SAFETY: forwarded contract.
+    unsafe { plan_value(p, |plan| plan.scratch_words()) }
 }
 
 /// Exact serialized filter length; 0 for a NULL or uninitialized plan.
@@ -364,11 +373,8 @@ pub unsafe extern "C" fn ribbon_plan_scratch_words(p: *const ribbon_plan) -> usi
 /// `p` is NULL or points to a readable `ribbon_plan`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_plan_filter_bytes(p: *const ribbon_plan) -> usize {
-    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
-    match unsafe { p.as_ref() }.map(load_plan) {
-        Some(Ok(plan)) => plan.filter_bytes(),
-        _ => 0,
-    }
+    // SAFETY: forwarded contract.
+    unsafe { plan_value(p, |plan| plan.filter_bytes()) }
 }
 
 /// Builds a filter from `n` hashes into `out` (any alignment).
@@ -432,11 +438,8 @@ pub unsafe extern "C" fn ribbon_build(
 /// `p` is NULL or points to a readable `ribbon_plan`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_plan_banding_scratch_words(p: *const ribbon_plan) -> usize {
-    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
-    match unsafe { p.as_ref() }.map(load_plan) {
-        Some(Ok(plan)) => plan.banding_scratch_words(),
-        _ => 0,
-    }
+    // SAFETY: forwarded contract.
+    unsafe { plan_value(p, |plan| plan.banding_scratch_words()) }
 }
 
 /// The most keys a streaming build accepts before `RIBBON_ADD_FULL`; 0 for
@@ -446,11 +449,8 @@ pub unsafe extern "C" fn ribbon_plan_banding_scratch_words(p: *const ribbon_plan
 /// `p` is NULL or points to a readable `ribbon_plan`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_plan_banding_capacity(p: *const ribbon_plan) -> u64 {
-    // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
-    match unsafe { p.as_ref() }.map(load_plan) {
-        Some(Ok(plan)) => plan.banding_capacity() as u64,
-        _ => 0,
-    }
+    // SAFETY: forwarded contract.
+    unsafe { plan_value(p, |plan| plan.banding_capacity() as u64) }
 }
 
 /// Starts a streaming build of plan `p` over the caller's scratch.
@@ -691,21 +691,30 @@ pub unsafe extern "C" fn ribbon_contains_batch(
     RIBBON_OK
 }
 
-/// The FP rate of the view's columns in ppt; 0 for a NULL or bad view.
+/// `read` of the view `f`, or 0 for a NULL or bad view.
 ///
 /// # Safety
 /// As for `ribbon_contains`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ribbon_filter_column_fp_ppt(f: *const ribbon_filter) -> u64 {
+unsafe fn view_value(f: *const ribbon_filter, read: impl FnOnce(FilterRef<'_>) -> u64) -> u64 {
     // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
     let Some(f) = (unsafe { f.as_ref() }) else {
         return 0;
     };
     // SAFETY: the view's bytes are alive per the contract.
     match unsafe { load_filter(f) } {
-        Ok(view) => view.column_fp_ppt(),
+        Ok(view) => read(view),
         Err(_) => 0,
     }
+}
+
+/// The FP rate of the view's columns in ppt; 0 for a NULL or bad view.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_column_fp_ppt(f: *const ribbon_filter) -> u64 {
+    // SAFETY: forwarded contract.
+    unsafe { view_value(f, |view| view.column_fp_ppt()) }
 }
 
 /// The view's FP rate measured from its bytes, in ppt; 0 for a NULL or bad
@@ -715,15 +724,8 @@ pub unsafe extern "C" fn ribbon_filter_column_fp_ppt(f: *const ribbon_filter) ->
 /// As for `ribbon_contains`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_estimated_fp_ppt(f: *const ribbon_filter) -> u64 {
-    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
-    let Some(f) = (unsafe { f.as_ref() }) else {
-        return 0;
-    };
-    // SAFETY: the view's bytes are alive per the contract.
-    match unsafe { load_filter(f) } {
-        Ok(view) => view.estimated_fp_ppt(),
-        Err(_) => 0,
-    }
+    // SAFETY: forwarded contract.
+    unsafe { view_value(f, |view| view.estimated_fp_ppt()) }
 }
 
 /// The backend new views and builds use (`RIBBON_BACKEND_*`).

@@ -18,11 +18,15 @@
 //! The exact rate of the start `s` is `2^-rank` of the `r` column windows
 //! `Z_j[s..s+w]`; computing that for every start costs `r^2` per start,
 //! far more than a build. [`measure`] combines two cheap views instead, in
-//! one pass over the payload: the exact rate of each block's first start
-//! (the rank of the block's own words), and the zero windows of single
-//! columns over every start (a window is zero with probability `2^-d_s`,
-//! and the zero ones of a block are found with one leading- and one
-//! trailing-zero count per column).
+//! one pass over the payload: the exact rate at sampled starts (the rank of
+//! a block's own words, refined where it is deficient), and the zero
+//! windows of single columns over every start (a window is zero with
+//! probability `2^-d_s`, and the zero ones of a block are found with one
+//! trailing-zero count and one shift per column). The pass costs 1-3 % of
+//! a build at 4-16 bits per key. On 300 key sets of 10^6 keys (w = 64, 7.7
+//! bits per key, `examples/calibrate.rs homogeneous --seeds 1 --list`) the
+//! measurement was never more than 0.018 of the column rate below the
+//! exact rate of the filter, nor more than 0.036 above it.
 
 use crate::layout::{Geometry, Width};
 use crate::word::Word;
@@ -320,6 +324,16 @@ mod tests {
     use super::*;
     use crate::layout::Kind;
 
+    /// Xorshift bytes: a payload of independent random columns.
+    fn fill_random(payload: &mut [u8], mut x: u64) {
+        for b in payload.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+    }
+
     /// Zero windows counted one start at a time.
     fn zero_offsets_naive(lo: u64, hi: u64, offsets: u32) -> u32 {
         let both = u128::from(lo) | (u128::from(hi) << 64);
@@ -390,13 +404,7 @@ mod tests {
         // 4), so the first start stands for 8 starts.
         let g = Geometry::new(Kind::Homogeneous, Width::W64, 40, 4, 40).unwrap();
         let mut payload = [0u8; 40 * 4 * 8];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for b in payload.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+        fill_random(&mut payload, 0x9e37_79b9_7f4a_7c15);
         let random = homogeneous_excess_ppm(&g, &payload);
         let word = |p: &[u8], i: usize| u64::from_le_bytes(p[i * 8..i * 8 + 8].try_into().unwrap());
         let (a, b) = (word(&payload, 40), word(&payload, 41));
@@ -406,9 +414,9 @@ mod tests {
         let deficient = homogeneous_excess_ppm(&g, &payload);
         // 8 starts at 1/4 instead of 1/16, over 40 * 64 - 63 starts at 1/16.
         let expect = 8 * (4 - 1) * 1_000_000 / (40 * 64 - 63);
-        assert!(random < 2_000, "{random}");
+        assert!(random < 1_000, "{random}");
         assert!(
-            deficient.abs_diff(expect) < 2_000,
+            deficient.abs_diff(expect) < 1_000,
             "{deficient} vs {expect}"
         );
     }
@@ -417,13 +425,7 @@ mod tests {
     fn distinct_random_columns_have_no_excess() {
         let g = Geometry::new(Kind::Homogeneous, Width::W64, 50, 8, 50).unwrap();
         let mut payload = [0u8; 50 * 8 * 8];
-        let mut x = 0x1234_5678_9abc_def1u64;
-        for b in payload.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+        fill_random(&mut payload, 0x1234_5678_9abc_def1);
         assert_eq!(homogeneous_excess_ppm(&g, &payload), 0);
     }
 }

@@ -382,10 +382,18 @@ impl Plan {
     /// [`Plan::scratch_words`] words) as working memory.
     ///
     /// Writes exactly [`Plan::filter_bytes`] bytes at the start of `out`,
-    /// which may have any alignment, and returns a view of them. Standard
-    /// kinds retry with the next seed when the system is inconsistent, up to
-    /// [`MAX_SEEDS`] seeds; on failure the header bytes are zeroed so the
-    /// buffer never passes for a filter. Never allocates.
+    /// which may have any alignment, and returns a view of them. Never
+    /// allocates.
+    ///
+    /// Standard kinds retry with the next seed when the system is
+    /// inconsistent, up to [`Plan::max_seeds`] seeds ([`MAX_SEEDS`]); on
+    /// failure the header bytes are zeroed so the buffer never passes for a
+    /// filter. Homogeneous builds never fail: they measure the filter's FP
+    /// excess ([`FilterRef::estimated_fp_ppt`]) and retry with the next seed
+    /// while it is above [`HOMOGENEOUS_EXCESS_LIMIT_PPM`] (about 1 build in
+    /// 20 at most, fewer for most sizes), keeping the best of
+    /// [`HOMOGENEOUS_SEEDS`] if none is below. The filter's seed is in its
+    /// header ([`FilterRef::seed`]).
     pub fn build<'a>(
         &self,
         hashes: &[u64],

@@ -65,6 +65,7 @@ pub(crate) trait Probes<W> {
     /// [`NativeProbes`]' (this crate's hashing): a kernel may then expand
     /// several keys at once with a vector twin of the same math.
     #[inline(always)]
+    #[cfg_attr(not(ribbon_x86_kernels), allow(dead_code))]
     fn native(&self) -> Option<(&Geometry, &Expander)> {
         None
     }
