@@ -11,6 +11,7 @@ extern crate std;
 #[path = "../arch/mod.rs"]
 mod arch;
 mod band;
+pub mod bounds;
 mod detect;
 mod dispatch;
 mod error;
@@ -38,7 +39,10 @@ pub use error::Error;
 pub use filter::FilterRef;
 pub use hash::Equation;
 pub use layout::{HEADER_BYTES, Kind, Width};
-pub use plan::{HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_SEEDS, Plan};
+pub use plan::{
+    HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_MILLIBITS_PER_KEY, MAX_SEEDS,
+    Plan,
+};
 
 #[cfg(feature = "alloc")]
 pub use owned::Filter;

@@ -18,6 +18,12 @@ pub const MAX_KEYS: usize = if (usize::MAX as u64) < (1 << 40) {
     (1u64 << 40) as usize
 };
 
+/// Most bits per key (in thousandths) [`Plan::new`] accepts: 131 bits,
+/// twice what 64 columns per slot can use. Larger budgets are
+/// [`Error::InvalidBitsPerKey`]; so are smaller ones that would need more
+/// than 64 columns.
+pub const MAX_MILLIBITS_PER_KEY: u32 = 1 << 17;
+
 /// Seeds a Standard build tries before it reports
 /// [`Error::ConstructionFailed`]. Plans are sized so that about 19 builds in
 /// 20 succeed with the first seed, so exhausting all of them is
@@ -91,15 +97,18 @@ impl Plan {
         millibits_per_key: u32,
     ) -> Result<Plan, Error> {
         check_keys(num_keys)?;
-        if millibits_per_key == 0 {
+        if millibits_per_key == 0 || millibits_per_key > MAX_MILLIBITS_PER_KEY {
             return Err(Error::InvalidBitsPerKey);
         }
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
         }
         let r_milli = columns_for_bits(kind, width, num_keys, millibits_per_key);
-        let geometry = geometry_for_columns(kind, width, num_keys, r_milli, true)
-            .map_err(|_| Error::InvalidBitsPerKey)?;
+        let blocks = blocks_for(kind, width, num_keys, r_milli);
+        let words = budget_words(width, num_keys as u64, millibits_per_key, r_milli);
+        let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
+        let geometry =
+            split_words(kind, width, blocks, words).map_err(|_| Error::InvalidBitsPerKey)?;
         Plan::checked(geometry, num_keys)
     }
 
@@ -129,8 +138,11 @@ impl Plan {
         let target_num = u128::from(one_in) * u128::from(PPM + margin);
         let target_den = u128::from(PPM);
         let r_milli = columns_for_fp(target_num, target_den).ok_or(Error::InvalidFpRate)?;
-        let mut geometry = geometry_for_columns(kind, width, num_keys, r_milli, false)
-            .map_err(|_| Error::InvalidFpRate)?;
+        let blocks = blocks_for(kind, width, num_keys, r_milli);
+        let words = div_ceil(blocks as u128 * u128::from(r_milli), 1000);
+        let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
+        let mut geometry =
+            split_words(kind, width, blocks, words).map_err(|_| Error::InvalidFpRate)?;
         // Rounding to whole words, and the last block receiving a single
         // start, can leave the rate a hair above target: add upper words
         // until it is met.
@@ -711,14 +723,17 @@ fn interpolate(table: &[(u32, u64)], x: u32) -> u64 {
 /// `a / b`, or 0 when `b` is 0. Sizing never divides by zero; spelling it
 /// this way leaves no panic path in the C ABI where the compiler cannot see
 /// that.
-fn div(a: u128, b: u128) -> u128 {
-    a.checked_div(b).unwrap_or(0)
+const fn div(a: u128, b: u128) -> u128 {
+    match a.checked_div(b) {
+        Some(q) => q,
+        None => 0,
+    }
 }
 
 /// `a / b` rounded up, or 0 when `b` is 0 (see [`div`]).
-fn div_ceil(a: u128, b: u128) -> u128 {
+const fn div_ceil(a: u128, b: u128) -> u128 {
     match (a.checked_div(b), a.checked_rem(b)) {
-        (Some(q), Some(r)) => q + u128::from(r != 0),
+        (Some(q), Some(r)) => q + (r != 0) as u128,
         _ => 0,
     }
 }
@@ -807,63 +822,53 @@ fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
 ///
 /// Standard kinds round `num_keys * (1 + epsilon)` slots up to whole
 /// blocks (fewer slots raise the failure rate quickly). Homogeneous Ribbon
-/// rounds to the nearest block, which keeps small filters' bits where they
-/// buy the most columns (always rounding up would cost a 1,000-key filter
-/// up to a third more false positives), unless rounding down would keep
-/// less than three quarters of the slack: in filters of a few blocks the
-/// free slots gather at the top of the ribbon, and too few of them leave
-/// the lower blocks' solution space smaller than their columns
+/// rounds to the nearest block, unless rounding down would keep less than
+/// three quarters of the slack: in filters of a few blocks the free slots
+/// gather at the top of the ribbon, and too few of them leave the lower
+/// blocks' solution space smaller than their columns
 /// (`examples/calibrate.rs homogeneous --keys 1000`: with 1,024 slots for
 /// 1,000 keys, w = 128, most key sets matched 10 to 1000 times more
 /// non-members than the columns allow). It also always keeps
 /// [`MIN_FREE_SLOTS`] plus one per column free.
 fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize {
-    blocks_and_budget(kind, width, num_keys, r_milli).0
-}
-
-/// [`blocks_for`], and the blocks whose `r_milli` columns give the bits a
-/// plan for bits per key spends: the nearest whole number of blocks for
-/// Homogeneous Ribbon (when rounding down would leave too little slack,
-/// the extra block takes columns from the others rather than adding bits).
-fn blocks_and_budget(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> (usize, usize) {
     let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
     let n = num_keys as u128;
     let slots = div_ceil(n * u128::from(PPM + eps), u128::from(PPM));
     let w = u128::from(width.bits());
-    let (blocks, budget) = if kind.is_standard() {
-        let blocks = div_ceil(slots, w);
-        (blocks, blocks)
+    let blocks = if kind.is_standard() {
+        div_ceil(slots, w)
     } else {
         let nearest = div(slots + w / 2, w);
         let least_slack = div_ceil(n * u128::from(eps) * 3, u128::from(PPM) * 4);
         let least_free = MIN_FREE_SLOTS + div_ceil(u128::from(r_milli), 1000);
-        let least = n + least_slack.max(least_free);
-        (nearest.max(div_ceil(least, w)), nearest)
+        nearest.max(div_ceil(n + least_slack.max(least_free), w))
     };
-    ((blocks as usize).max(1), (budget as usize).max(1))
+    (blocks as usize).max(1)
+}
+
+/// Payload words of a plan for `millibits / 1000` bits per key: the
+/// budget `num_keys * millibits / 1000` rounded up to whole words, so that
+/// a filter's size follows from its key count alone (the rounding of the
+/// slots to whole blocks moves columns, not bits), but no fewer than one
+/// block of `r_milli / 1000` columns (filters of a handful of keys keep
+/// their FP rate and take more space than the budget).
+///
+/// [`crate::bounds::max_filter_bytes`] relies on this.
+pub(crate) const fn budget_words(
+    width: Width,
+    num_keys: u64,
+    millibits: u32,
+    r_milli: u64,
+) -> u128 {
+    let bits = div_ceil(num_keys as u128 * millibits as u128, 1000);
+    let words = div_ceil(bits, width.bits() as u128);
+    let one_block = div_ceil(r_milli as u128, 1000);
+    if words > one_block { words } else { one_block }
 }
 
 /// See [`blocks_for`]: `examples/calibrate.rs homogeneous --keys 100`
 /// (and up to 10^4) shows key sets of filters of one to a few blocks.
 const MIN_FREE_SLOTS: u128 = 8;
-
-/// The geometry for `num_keys` keys at `r_milli / 1000` columns per slot.
-/// With `keep_bits`, the payload is what `r` columns over the budget blocks
-/// of [`blocks_and_budget`] hold (a plan for bits per key); otherwise every
-/// block gets the columns (a plan for an FP rate).
-fn geometry_for_columns(
-    kind: Kind,
-    width: Width,
-    num_keys: usize,
-    r_milli: u64,
-    keep_bits: bool,
-) -> Result<Geometry, Error> {
-    let (blocks, budget) = blocks_and_budget(kind, width, num_keys, r_milli);
-    let paid = if keep_bits { budget } else { blocks };
-    let words = div_ceil(paid as u128 * u128::from(r_milli), 1000);
-    let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
-    split_words(kind, width, blocks, words)
-}
 
 /// Spreads `words` ICML words over `blocks` blocks: `lower` columns each,
 /// and the last `words % blocks` blocks one more.

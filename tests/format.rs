@@ -11,14 +11,16 @@ use ribbon_kernel::{Error, Filter, FilterRef, HEADER_BYTES, Kind, Plan, Width};
 /// sizing (how many slots a plan gets) does, and then the filters written
 /// before must still read back: see `filters_of_an_earlier_sizing_still_read`.
 const PINNED: [(Kind, Width, usize, u64); 6] = [
-    (Kind::Homogeneous, Width::W64, 1000, 0x5abe3c301eab27ee),
-    // 1,024 slots (digest 0x72bb73fea97e7370) before the sizing for FP
-    // tails; 1,152 since.
-    (Kind::Homogeneous, Width::W128, 984, 0x36f3f2530efcae16),
-    (Kind::Standard, Width::W64, 1040, 0xd18ecec8a4c9f014),
+    // Plans for bits per key spend exactly the budget (rounded up to a
+    // word) since the static size bounds; before, the W128 Homogeneous
+    // filter had 1,024 slots (digest 0x72bb73fea97e7370), then 1,152 slots
+    // in 984 bytes (0x36f3f2530efcae16).
+    (Kind::Homogeneous, Width::W64, 1008, 0x3513ee1133f1a7ec),
+    (Kind::Homogeneous, Width::W128, 1016, 0xae5f6b4e07986cd0),
+    (Kind::Standard, Width::W64, 1008, 0xbbb0f42dbb3aaf90),
     (Kind::Standard, Width::W128, 1016, 0xe47a1648345e400b),
-    (Kind::StandardSmash, Width::W64, 1064, 0xa665a052768eea87),
-    (Kind::StandardSmash, Width::W128, 1032, 0xe4cb321c973737a9),
+    (Kind::StandardSmash, Width::W64, 1008, 0xe5700f06bdb27f38),
+    (Kind::StandardSmash, Width::W128, 1016, 0x647b4282147c3d4b),
 ];
 
 fn pinned_filter(kind: Kind, width: Width) -> Filter {
