@@ -5,7 +5,7 @@
  * filters built from 64-bit key hashes, 5-10 % above the space minimum.
  *
  * Build the library (Rust toolchain required):
- *   cargo rustc --release --lib --no-default-features --features capi \
+ *   cargo rustc --release --lib --no-default-features --features staticlib \
  *       --crate-type staticlib
  * which writes target/release/libribbon_kernel.a. Link it like any static
  * archive: cc app.c -Iinclude target/release/libribbon_kernel.a
@@ -39,6 +39,20 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- Version of this header; ribbon_version() gives the library's ---- */
+#define RIBBON_VERSION_MAJOR 0
+#define RIBBON_VERSION_MINOR 1
+#define RIBBON_VERSION_PATCH 0
+#define RIBBON_VERSION_STRING "0.1.0"
+/** (major << 16) | (minor << 8) | patch, as ribbon_version() returns. */
+#define RIBBON_VERSION_NUMBER \
+    ((RIBBON_VERSION_MAJOR << 16) | (RIBBON_VERSION_MINOR << 8) | RIBBON_VERSION_PATCH)
+
+/** The library's version, as RIBBON_VERSION_NUMBER. */
+uint32_t ribbon_version(void);
+/** The library's version as a static, NUL-terminated string. */
+const char *ribbon_version_str(void);
 
 /* ---- Opaque structs (they change size only in a major version). Fill
  * them with ribbon_plan_init* / ribbon_filter_open / ribbon_banding_init
@@ -94,7 +108,7 @@ typedef struct {
 #define RIBBON_OK 0
 /** A required pointer was NULL. */
 #define RIBBON_ERR_NULL (-1)
-/** millibits_per_key is 0 or needs more than 64 columns per slot. */
+/** millibits_per_key is 0, above 131072, or needs more than 64 columns per slot. */
 #define RIBBON_ERR_INVALID_BITS_PER_KEY (-2)
 /** one_in is below 2 or needs more than 64 columns per slot. */
 #define RIBBON_ERR_INVALID_FP_RATE (-3)
@@ -154,6 +168,106 @@ size_t ribbon_plan_scratch_words(const ribbon_plan *p);
 
 /** Exact serialized filter size in bytes (0 for a bad plan). */
 size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
+
+/* ---- Static sizing ----
+ *
+ * Upper bounds of ribbon_plan_filter_bytes, ribbon_plan_scratch_words and
+ * ribbon_plan_banding_scratch_words for ribbon_plan_init(kind, width, keys,
+ * millibits), as integer constant expressions for static arrays:
+ *
+ *   #define KEYS 10000u
+ *   static uint8_t filter[RIBBON_FILTER_BYTES_MAX(RIBBON_KIND_HOMOGENEOUS,
+ *                                                 RIBBON_WIDTH_64, KEYS, 7700)];
+ *   static uint64_t scratch[RIBBON_SCRATCH_WORDS_MAX(RIBBON_KIND_HOMOGENEOUS,
+ *                                                    RIBBON_WIDTH_64, KEYS, 7700)];
+ *
+ * The filter size is exact from 1,000 keys on; the scratch bounds are at
+ * most 10 % above the plan's from 1,000 keys on (w = 128 below 1,300 keys:
+ * one block of 128 slots, up to 12.5 %). Arguments must be constants
+ * (they are evaluated many times); valid for keys <= 2^40 and
+ * millibits <= 131072. The same numbers at run time: ribbon_max_*.
+ * Rust: ribbon_kernel::bounds. The formulas are explained there. */
+#define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
+    ((size_t)(40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
+        (long long)(keys) * (long long)(millibits), 1000), (long long)(width)), \
+        RIBBON__DIV_CEIL((long long)(millibits), 1000)) * ((long long)(width) / 8)))
+#define RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
+    ((size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
+              RIBBON__ROW_WORDS(kind, width)))
+#define RIBBON_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
+    ((size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
+                  RIBBON__ROW_WORDS(kind, width) + \
+              (long long)(keys) + RIBBON__MIN(1ll << 20, 2 * RIBBON__DIV_CEIL( \
+                  2 * (long long)(keys) + 256, \
+                  RIBBON__ROW_WORDS(kind, width) == 1 ? 2048 \
+                  : RIBBON__ROW_WORDS(kind, width) == 2 ? 1024 : 512))))
+
+size_t ribbon_max_filter_bytes(uint32_t kind, uint32_t width,
+                               uint64_t num_keys, uint32_t millibits);
+size_t ribbon_max_scratch_words(uint32_t kind, uint32_t width,
+                                uint64_t num_keys, uint32_t millibits);
+size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
+                                        uint64_t num_keys, uint32_t millibits);
+
+/* Helpers of the bounds above (not part of the API). */
+#define RIBBON__MAX(a, b) ((a) > (b) ? (a) : (b))
+#define RIBBON__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RIBBON__DIV_CEIL(a, b) (((a) + (b) - 1) / (b))
+/* ceil(log2(n)), exact to n = 2^41 */
+#define RIBBON__CEIL_LOG2(n) \
+    (((n) > 1ull) + ((n) > 2ull) + ((n) > 4ull) + ((n) > 8ull) + \
+     ((n) > (1ull << 4)) + ((n) > (1ull << 5)) + ((n) > (1ull << 6)) + \
+     ((n) > (1ull << 7)) + ((n) > (1ull << 8)) + ((n) > (1ull << 9)) + \
+     ((n) > (1ull << 10)) + ((n) > (1ull << 11)) + ((n) > (1ull << 12)) + \
+     ((n) > (1ull << 13)) + ((n) > (1ull << 14)) + ((n) > (1ull << 15)) + \
+     ((n) > (1ull << 16)) + ((n) > (1ull << 17)) + ((n) > (1ull << 18)) + \
+     ((n) > (1ull << 19)) + ((n) > (1ull << 20)) + ((n) > (1ull << 21)) + \
+     ((n) > (1ull << 22)) + ((n) > (1ull << 23)) + ((n) > (1ull << 24)) + \
+     ((n) > (1ull << 25)) + ((n) > (1ull << 26)) + ((n) > (1ull << 27)) + \
+     ((n) > (1ull << 28)) + ((n) > (1ull << 29)) + ((n) > (1ull << 30)) + \
+     ((n) > (1ull << 31)) + ((n) > (1ull << 32)) + ((n) > (1ull << 33)) + \
+     ((n) > (1ull << 34)) + ((n) > (1ull << 35)) + ((n) > (1ull << 36)) + \
+     ((n) > (1ull << 37)) + ((n) > (1ull << 38)) + ((n) > (1ull << 39)) + \
+     ((n) > (1ull << 40)))
+#define RIBBON__ROW_WORDS(kind, width) \
+    ((long long)(width) / 64 + ((kind) != RIBBON_KIND_HOMOGENEOUS))
+/* Homogeneous: eq. 7 and the tail term at the most columns, r. */
+#define RIBBON__HOM_R(width, mb) \
+    ((long long)(mb) * 1000000 / (1000000 + ((width) == 64 ? 68750 : 32812)))
+#define RIBBON__HOM_EQ7(width, mb) \
+    ((16000 + RIBBON__HOM_R(width, mb)) / 4 * ((width) == 64 ? 110 : 105) / 100)
+#define RIBBON__HOM_TAIL(width, keys, mb) \
+    (6600 + ((width) == 64 ? 300 : 200) * (RIBBON__HOM_R(width, mb) - 7000) / 1000 + \
+     1300 * (RIBBON__MIN(RIBBON__CEIL_LOG2(keys) * 30103ll / 100, \
+                         301 * RIBBON__HOM_R(width, mb) / 1000 + 3900) - 6000) / 1000)
+#define RIBBON__HOM_EPS(width, keys, mb) \
+    (RIBBON__MAX(RIBBON__HOM_EQ7(width, mb), RIBBON__HOM_TAIL(width, keys, mb)) * \
+     1000 / (long long)(width))
+/* Standard: a line above the measured table per kind and width. */
+#define RIBBON__STD_EPS(kind, width, keys) \
+    RIBBON__MAX((kind) == RIBBON_KIND_STANDARD ? ((width) == 64 ? 61900 : 24000) \
+                                                : ((width) == 64 ? 26700 : 19900), \
+                ((kind) == RIBBON_KIND_STANDARD \
+                     ? ((width) == 64 ? -46707 : -26022) \
+                     : ((width) == 64 ? -47432 : -26322)) + \
+                    ((width) == 64 ? 8300 : 3800) * RIBBON__CEIL_LOG2(keys))
+#define RIBBON__EPS(kind, width, keys, mb) \
+    ((kind) == RIBBON_KIND_HOMOGENEOUS ? RIBBON__HOM_EPS(width, keys, mb) \
+                                       : RIBBON__STD_EPS(kind, width, keys))
+#define RIBBON__SLOTS(kind, width, keys, mb) \
+    RIBBON__DIV_CEIL((long long)(keys) * (1000000 + RIBBON__EPS(kind, width, keys, mb)), \
+                     1000000)
+#define RIBBON__SLOTS_MAX(kind, width, keys, mb) \
+    ((kind) == RIBBON_KIND_HOMOGENEOUS \
+         ? RIBBON__MAX((RIBBON__SLOTS(kind, width, keys, mb) + (long long)(width) / 2) / \
+                           (long long)(width), \
+                       RIBBON__DIV_CEIL((long long)(keys) + RIBBON__MAX( \
+                           RIBBON__DIV_CEIL(3 * (long long)(keys) * \
+                                                RIBBON__EPS(kind, width, keys, mb), 4000000), \
+                           8 + RIBBON__DIV_CEIL((long long)(mb), 1000)), (long long)(width))) * \
+               (long long)(width) \
+         : RIBBON__DIV_CEIL(RIBBON__SLOTS(kind, width, keys, mb), (long long)(width)) * \
+               (long long)(width))
 
 /* ---- Building ---- */
 
@@ -223,6 +337,23 @@ int32_t ribbon_banding_finish(ribbon_banding *b, uint8_t *out, size_t out_len);
  * filter size.
  */
 int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
+
+/**
+ * Reads the exact length of the serialized filter that starts at bytes from
+ * its header (validated like ribbon_filter_open does, except that len may
+ * be larger than the filter, e.g. a filter inside a larger block) into
+ * *filter_len. len must cover at least the 40-byte header.
+ */
+int32_t ribbon_filter_size(const uint8_t *bytes, size_t len, size_t *filter_len);
+
+/** The view's kind (RIBBON_KIND_*), or a negative status. */
+int32_t ribbon_filter_kind(const ribbon_filter *f);
+/** The view's ribbon width in bits (64 or 128), or a negative status. */
+int32_t ribbon_filter_width(const ribbon_filter *f);
+/** Keys the filter was built from (0 for a bad view). */
+uint64_t ribbon_filter_keys(const ribbon_filter *f);
+/** The filter's serialized length in bytes (0 for a bad view). */
+size_t ribbon_filter_bytes(const ribbon_filter *f);
 
 /** 1 if hash may be in the set, 0 if it is not, a negative status on error. */
 int32_t ribbon_contains(const ribbon_filter *f, uint64_t hash);

@@ -24,11 +24,27 @@ pub struct ribbon_plan {
     opaque: [u64; 8],
 }
 
+impl ribbon_plan {
+    /// An all-zero struct, as C's `= {0}`: to be filled in by its init
+    /// function (Rust users of the C ABI need it for statics).
+    pub const fn zeroed() -> ribbon_plan {
+        ribbon_plan { opaque: [0; 8] }
+    }
+}
+
 /// Opaque, caller-allocated filter view (`ribbon_filter` in C).
 #[repr(C)]
 #[derive(Debug)]
 pub struct ribbon_filter {
     opaque: [u64; 8],
+}
+
+impl ribbon_filter {
+    /// An all-zero struct, as C's `= {0}`: to be filled in by its init
+    /// function (Rust users of the C ABI need it for statics).
+    pub const fn zeroed() -> ribbon_filter {
+        ribbon_filter { opaque: [0; 8] }
+    }
 }
 
 /// Opaque, caller-allocated streaming build (`ribbon_banding` in C): the
@@ -37,6 +53,14 @@ pub struct ribbon_filter {
 #[derive(Debug)]
 pub struct ribbon_banding {
     opaque: [u64; 16],
+}
+
+impl ribbon_banding {
+    /// An all-zero struct, as C's `= {0}`: to be filled in by its init
+    /// function (Rust users of the C ABI need it for statics).
+    pub const fn zeroed() -> ribbon_banding {
+        ribbon_banding { opaque: [0; 16] }
+    }
 }
 
 /// Success.
@@ -375,6 +399,79 @@ pub unsafe extern "C" fn ribbon_plan_scratch_words(p: *const ribbon_plan) -> usi
 pub unsafe extern "C" fn ribbon_plan_filter_bytes(p: *const ribbon_plan) -> usize {
     // SAFETY: forwarded contract.
     unsafe { plan_value(p, |plan| plan.filter_bytes()) }
+}
+
+/// A [`crate::bounds`] function for C codes; 0 for an unknown kind or
+/// width, a key count that does not fit `usize`, or millibits past [`crate::MAX_MILLIBITS_PER_KEY`].
+fn bound(
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    millibits: u32,
+    f: fn(Kind, Width, usize, u32) -> usize,
+) -> usize {
+    match (
+        Kind::from_code(kind),
+        Width::from_bits(width),
+        usize::try_from(num_keys),
+    ) {
+        (Some(kind), Some(width), Ok(n)) if millibits <= crate::MAX_MILLIBITS_PER_KEY => {
+            f(kind, width, n, millibits)
+        }
+        _ => 0,
+    }
+}
+
+/// `RIBBON_FILTER_BYTES_MAX` at run time ([`crate::bounds::max_filter_bytes`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_max_filter_bytes(
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    millibits: u32,
+) -> usize {
+    bound(
+        kind,
+        width,
+        num_keys,
+        millibits,
+        crate::bounds::max_filter_bytes,
+    )
+}
+
+/// `RIBBON_SCRATCH_WORDS_MAX` at run time ([`crate::bounds::max_scratch_words`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_max_scratch_words(
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    millibits: u32,
+) -> usize {
+    bound(
+        kind,
+        width,
+        num_keys,
+        millibits,
+        crate::bounds::max_scratch_words,
+    )
+}
+
+/// `RIBBON_BANDING_SCRATCH_WORDS_MAX` at run time
+/// ([`crate::bounds::max_banding_scratch_words`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_max_banding_scratch_words(
+    kind: u32,
+    width: u32,
+    num_keys: u64,
+    millibits: u32,
+) -> usize {
+    bound(
+        kind,
+        width,
+        num_keys,
+        millibits,
+        crate::bounds::max_banding_scratch_words,
+    )
 }
 
 /// Builds a filter from `n` hashes into `out` (any alignment).
@@ -748,6 +845,187 @@ pub extern "C" fn ribbon_set_backend(backend: u32) -> i32 {
     status(Backend::force(choice))
 }
 
+/// The library version as `(major << 16) | (minor << 8) | patch`; compare
+/// with `RIBBON_VERSION_NUMBER` of the header a program was compiled with.
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_version() -> u32 {
+    VERSION_NUMBER
+}
+
+/// The library version as a static, NUL-terminated string ("0.1.0").
+#[unsafe(no_mangle)]
+pub extern "C" fn ribbon_version_str() -> *const c_char {
+    VERSION_CSTR.as_ptr().cast()
+}
+
+const VERSION_MAJOR: u32 = parse_u32(env!("CARGO_PKG_VERSION_MAJOR"));
+const VERSION_MINOR: u32 = parse_u32(env!("CARGO_PKG_VERSION_MINOR"));
+const VERSION_PATCH: u32 = parse_u32(env!("CARGO_PKG_VERSION_PATCH"));
+const VERSION_NUMBER: u32 = (VERSION_MAJOR << 16) | (VERSION_MINOR << 8) | VERSION_PATCH;
+const VERSION_CSTR: &core::ffi::CStr =
+    match core::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes())
+    {
+        Ok(s) => s,
+        Err(_) => panic!("the package version has a NUL byte"),
+    };
+
+// The header's version macros must match Cargo.toml: checked at compile
+// time, so a release cannot ship a stale header.
+const HEADER: &str = include_str!("../include/ribbon_kernel.h");
+const _: () = {
+    assert!(header_define(HEADER, "RIBBON_VERSION_MAJOR") == VERSION_MAJOR);
+    assert!(header_define(HEADER, "RIBBON_VERSION_MINOR") == VERSION_MINOR);
+    assert!(header_define(HEADER, "RIBBON_VERSION_PATCH") == VERSION_PATCH);
+    assert!(VERSION_MINOR < 256 && VERSION_PATCH < 256);
+};
+
+/// A decimal number (compile-time helper; panics, at compile time, on
+/// anything else).
+const fn parse_u32(text: &str) -> u32 {
+    let bytes = text.as_bytes();
+    assert!(!bytes.is_empty());
+    let mut value = 0u32;
+    let mut i = 0;
+    while i < bytes.len() {
+        assert!(bytes[i].is_ascii_digit());
+        value = value * 10 + (bytes[i] - b'0') as u32;
+        i += 1;
+    }
+    value
+}
+
+/// The value of `#define NAME <decimal>` in `text` (compile-time helper).
+const fn header_define(text: &str, name: &str) -> u32 {
+    let (text, name) = (text.as_bytes(), name.as_bytes());
+    let prefix = b"#define ";
+    let mut at = 0;
+    while at + prefix.len() + name.len() < text.len() {
+        let mut matches = true;
+        let mut i = 0;
+        while i < prefix.len() + name.len() + 1 {
+            let want = if i < prefix.len() {
+                prefix[i]
+            } else if i < prefix.len() + name.len() {
+                name[i - prefix.len()]
+            } else {
+                b' '
+            };
+            if text[at + i] != want {
+                matches = false;
+                break;
+            }
+            i += 1;
+        }
+        if matches {
+            let mut j = at + prefix.len() + name.len() + 1;
+            let mut value = 0u32;
+            let mut digits = 0;
+            while j < text.len() && text[j].is_ascii_digit() {
+                value = value * 10 + (text[j] - b'0') as u32;
+                digits += 1;
+                j += 1;
+            }
+            assert!(digits > 0);
+            return value;
+        }
+        at += 1;
+    }
+    panic!("a version macro is missing from include/ribbon_kernel.h")
+}
+
+/// Reads the exact length of the serialized filter starting at `bytes`
+/// from its header into `*filter_len` (the header is validated; `len` may
+/// exceed the filter, as when it sits in a larger block).
+///
+/// # Safety
+/// `bytes` is NULL or readable for `len` bytes; `filter_len` is NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_size(
+    bytes: *const u8,
+    len: usize,
+    filter_len: *mut usize,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a writable `size_t`.
+    let Some(out) = (unsafe { filter_len.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    *out = 0;
+    if bytes.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    if len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    // SAFETY: non-NULL and readable for `len` bytes per the contract.
+    let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
+    match FilterRef::serialized_len(slice) {
+        Ok(n) => {
+            *out = n;
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// `read` of the view `f` as an `i32` status-or-value, or the error.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+unsafe fn view_code(f: *const ribbon_filter, read: impl FnOnce(FilterRef<'_>) -> i32) -> i32 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_filter(f) } {
+        Ok(view) => read(view),
+        Err(code) => code,
+    }
+}
+
+/// The view's kind (`RIBBON_KIND_*`), or a negative status.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_kind(f: *const ribbon_filter) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { view_code(f, |v| v.kind().code() as i32) }
+}
+
+/// The view's ribbon width in bits (64 or 128), or a negative status.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_width(f: *const ribbon_filter) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { view_code(f, |v| v.width().bits() as i32) }
+}
+
+/// The number of keys the view's filter was built from; 0 for a NULL or
+/// bad view.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_keys(f: *const ribbon_filter) -> u64 {
+    // SAFETY: forwarded contract.
+    unsafe { view_value(f, |v| v.num_keys()) }
+}
+
+/// The serialized length of the view's filter in bytes; 0 for a NULL or
+/// bad view.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_bytes(f: *const ribbon_filter) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { view_value(f, |v| v.filter_bytes() as u64) as usize }
+}
+
 /// A static, NUL-terminated description of a status code.
 #[unsafe(no_mangle)]
 pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
@@ -765,10 +1043,12 @@ pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
     text.as_ptr().cast()
 }
 
-/// Without `std` the static library brings its own panic handler. No panic
-/// is reachable from the C functions (a test checks the linked binary has
-/// no panic machinery); should one ever happen, trap rather than unwind.
-#[cfg(all(not(feature = "std"), not(test)))]
+/// The static library (feature `staticlib`, without `std`) brings its own
+/// panic handler; Rust `no_std` programs that use the C ABI through
+/// feature `capi` bring theirs. No panic is reachable from the C functions
+/// (a test checks the linked binary has no panic machinery); should one
+/// ever happen, trap rather than unwind.
+#[cfg(all(feature = "staticlib", not(feature = "std"), not(test)))]
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -795,6 +1075,6 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
 /// here ever unwinds (release builds abort on panic, and no panic is
 /// reachable), so the routine is never called; defining it keeps the
 /// archive free of undefined symbols beyond `mem*`.
-#[cfg(all(not(feature = "std"), not(test)))]
+#[cfg(all(feature = "staticlib", not(feature = "std"), not(test)))]
 #[unsafe(no_mangle)]
 pub extern "C" fn rust_eh_personality() {}

@@ -73,6 +73,38 @@ impl<'a> FilterRef<'a> {
         })
     }
 
+    /// The exact length of the serialized filter that starts `bytes`, read
+    /// from its header (validated as [`FilterRef::from_bytes`] does, but for
+    /// the length). For filters stored back to back or in a larger block.
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, FilterRef, Kind, Plan, Width};
+    ///
+    /// let plan = Plan::new(Kind::Homogeneous, Width::W64, 3, 8_000)?;
+    /// let mut block = Filter::build(&plan, &[1, 2, 3])?.as_bytes().to_vec();
+    /// let len = block.len();
+    /// block.extend_from_slice(b"the next record");
+    /// assert_eq!(FilterRef::serialized_len(&block)?, len);
+    /// let (filter, rest) = FilterRef::from_prefix(&block)?;
+    /// assert!(filter.contains(2));
+    /// assert_eq!(rest, b"the next record");
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
+        Ok(Header::decode_prefix(bytes)?.geometry.filter_bytes())
+    }
+
+    /// Validates the serialized filter at the start of `bytes` and returns
+    /// it with the bytes that follow it.
+    pub fn from_prefix(bytes: &'a [u8]) -> Result<(FilterRef<'a>, &'a [u8]), Error> {
+        let len = FilterRef::serialized_len(bytes)?;
+        if bytes.len() < len {
+            return Err(Error::Truncated);
+        }
+        let (filter, rest) = bytes.split_at(len);
+        Ok((FilterRef::from_bytes(filter)?, rest))
+    }
+
     /// Whether `hash` may be in the set: always `true` for a key the filter
     /// was built from, `true` with the filter's FP rate otherwise.
     #[inline]

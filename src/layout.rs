@@ -266,6 +266,21 @@ impl Header {
     /// Decodes and validates the header of `bytes` (the whole serialized
     /// filter) against its length.
     pub(crate) fn decode(bytes: &[u8]) -> Result<Header, Error> {
+        let header = Header::decode_prefix(bytes)?;
+        let len = header.geometry.filter_bytes();
+        if bytes.len() != len {
+            return Err(if bytes.len() < len {
+                Error::Truncated
+            } else {
+                Error::TrailingBytes
+            });
+        }
+        Ok(header)
+    }
+
+    /// Decodes and validates the header at the start of `bytes`, which may
+    /// be shorter or longer than the filter.
+    pub(crate) fn decode_prefix(bytes: &[u8]) -> Result<Header, Error> {
         let h: &[u8; HEADER_BYTES] = bytes
             .get(..HEADER_BYTES)
             .and_then(|h| h.try_into().ok())
@@ -290,13 +305,6 @@ impl Header {
             return Err(Error::CorruptHeader);
         }
         let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?;
-        if bytes.len() != geometry.filter_bytes() {
-            return Err(if bytes.len() < geometry.filter_bytes() {
-                Error::Truncated
-            } else {
-                Error::TrailingBytes
-            });
-        }
         Ok(Header {
             geometry,
             seed: u32_at(8),

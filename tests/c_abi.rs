@@ -47,7 +47,7 @@ fn static_lib() -> &'static Path {
                 "--lib",
                 "--no-default-features",
                 "--features",
-                "capi",
+                "staticlib",
                 "--crate-type",
                 "staticlib",
             ]));

@@ -326,8 +326,24 @@ static void check_hostile_bytes(void) {
                 }
             }
         }
+        {
+            /* The length in the header agrees with what opens. */
+            size_t size = 1;
+            int32_t st = ribbon_filter_size(bytes, len, &size);
+            if (st == RIBBON_OK) {
+                CHECK(size >= 40);
+                if (size <= len) {
+                    CHECK(ribbon_filter_open(&view, bytes, size) == RIBBON_OK);
+                }
+            } else {
+                CHECK(st < 0 && size == 0);
+                CHECK(ribbon_filter_open(&view, bytes, len) != RIBBON_OK);
+            }
+        }
         if (ribbon_filter_open(&view, bytes, len) == RIBBON_OK) {
             int q;
+            size_t size = 0;
+            CHECK(ribbon_filter_size(bytes, len, &size) == RIBBON_OK && size == len);
             accepted++;
             for (q = 0; q < 16; q++) {
                 int r = ribbon_contains(&view, splitmix(&state));
@@ -391,6 +407,115 @@ static void check_backends(void) {
     free(bytes);
 }
 
+/* The static sizing macros are integer constant expressions, equal to the
+ * run-time ribbon_max_* functions (the Rust bounds), and never below what a
+ * plan asks for. */
+#define STATIC_KEYS 3000u
+static uint8_t static_filter[RIBBON_FILTER_BYTES_MAX(RIBBON_KIND_STANDARD, RIBBON_WIDTH_128,
+                                                     STATIC_KEYS, 7700)];
+static uint64_t static_scratch[RIBBON_SCRATCH_WORDS_MAX(RIBBON_KIND_STANDARD, RIBBON_WIDTH_128,
+                                                        STATIC_KEYS, 7700)];
+
+static void check_static_bounds(void) {
+    static const uint32_t widths[2] = {RIBBON_WIDTH_64, RIBBON_WIDTH_128};
+    static const uint32_t millibits[7] = {500, 1000, 4000, 7700, 12000, 16000, 64000};
+    uint32_t kind;
+    int w, m;
+    uint64_t n;
+    size_t points = 0;
+    ribbon_plan plan;
+    uint64_t *keys = random_hashes(77, STATIC_KEYS);
+    ribbon_filter view;
+    size_t i;
+    for (kind = 0; kind <= 2; kind++) {
+        for (w = 0; w < 2; w++) {
+            for (m = 0; m < 7; m++) {
+                for (n = 0; n < ((uint64_t)1 << 40); n = n < 3000 ? n + 7 : n + n / 8) {
+                    uint32_t wd = widths[w], mb = millibits[m];
+                    size_t bytes = RIBBON_FILTER_BYTES_MAX(kind, wd, n, mb);
+                    size_t words = RIBBON_SCRATCH_WORDS_MAX(kind, wd, n, mb);
+                    size_t banding = RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, wd, n, mb);
+                    if (sizeof(size_t) < 8 && n > ((uint64_t)1 << 28)) {
+                        break;
+                    }
+                    CHECK(bytes == ribbon_max_filter_bytes(kind, wd, n, mb));
+                    CHECK(words == ribbon_max_scratch_words(kind, wd, n, mb));
+                    CHECK(banding == ribbon_max_banding_scratch_words(kind, wd, n, mb));
+                    if (ribbon_plan_init(&plan, kind, wd, n, mb) != RIBBON_OK) {
+                        continue;
+                    }
+                    CHECK(bytes >= ribbon_plan_filter_bytes(&plan));
+                    CHECK(words >= ribbon_plan_scratch_words(&plan));
+                    CHECK(banding >= ribbon_plan_banding_scratch_words(&plan));
+                    if (n >= 1000) {
+                        CHECK(bytes == ribbon_plan_filter_bytes(&plan));
+                    }
+                    points++;
+                }
+            }
+        }
+    }
+    CHECK(ribbon_max_filter_bytes(7, 64, 1000, 7700) == 0);
+    CHECK(ribbon_max_scratch_words(0, 96, 1000, 7700) == 0);
+    /* The static arrays hold a real build. */
+    CHECK_STATUS(ribbon_plan_init(&plan, RIBBON_KIND_STANDARD, RIBBON_WIDTH_128, STATIC_KEYS, 7700),
+                 RIBBON_OK);
+    CHECK_STATUS(ribbon_build(&plan, keys, STATIC_KEYS, static_scratch,
+                              sizeof static_scratch / sizeof static_scratch[0], static_filter,
+                              sizeof static_filter),
+                 RIBBON_OK);
+    CHECK_STATUS(ribbon_filter_open(&view, static_filter, ribbon_plan_filter_bytes(&plan)),
+                 RIBBON_OK);
+    for (i = 0; i < STATIC_KEYS; i++) {
+        CHECK(ribbon_contains(&view, keys[i]) == 1);
+    }
+    free(keys);
+    printf("static sizing macros: %lu plans within their bounds\n", (unsigned long)points);
+}
+
+/* Version, getters, and a filter read back from a larger block. */
+static void check_packaging(void) {
+    const size_t n = 500;
+    uint64_t *keys = random_hashes(91, n);
+    static uint64_t scratch[RIBBON_SCRATCH_WORDS_MAX(RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_64,
+                                                     500, 9000)];
+    static uint8_t block[RIBBON_FILTER_BYTES_MAX(RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_64, 500,
+                                                 9000) +
+                         100];
+    ribbon_plan plan;
+    ribbon_filter view;
+    size_t size = 0, i, bytes;
+    CHECK(ribbon_version() == RIBBON_VERSION_NUMBER);
+    CHECK(strcmp(ribbon_version_str(), RIBBON_VERSION_STRING) == 0);
+    CHECK_STATUS(ribbon_plan_init(&plan, RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_64, n, 9000),
+                 RIBBON_OK);
+    bytes = ribbon_plan_filter_bytes(&plan);
+    memset(block, 0xa5, sizeof block);
+    CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, sizeof scratch / sizeof scratch[0], block,
+                              bytes),
+                 RIBBON_OK);
+    CHECK_STATUS(ribbon_filter_size(block, sizeof block, &size), RIBBON_OK);
+    CHECK(size == bytes);
+    CHECK_STATUS(ribbon_filter_size(block, 39, &size), RIBBON_ERR_TRUNCATED);
+    CHECK(size == 0);
+    CHECK_STATUS(ribbon_filter_size(NULL, 100, &size), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_filter_size(block, 100, NULL), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_filter_open(&view, block, sizeof block), RIBBON_ERR_TRAILING_BYTES);
+    CHECK_STATUS(ribbon_filter_kind(&view), RIBBON_ERR_UNINITIALIZED);
+    CHECK_STATUS(ribbon_filter_width(NULL), RIBBON_ERR_NULL);
+    CHECK(ribbon_filter_keys(&view) == 0 && ribbon_filter_bytes(&view) == 0);
+    CHECK_STATUS(ribbon_filter_open(&view, block, bytes), RIBBON_OK);
+    CHECK(ribbon_filter_kind(&view) == (int32_t)RIBBON_KIND_STANDARD_SMASH);
+    CHECK(ribbon_filter_width(&view) == 64);
+    CHECK(ribbon_filter_keys(&view) == n);
+    CHECK(ribbon_filter_bytes(&view) == bytes);
+    for (i = 0; i < n; i++) {
+        CHECK(ribbon_contains(&view, keys[i]) == 1);
+    }
+    free(keys);
+    printf("packaging: version %s, getters and filter size checked\n", ribbon_version_str());
+}
+
 int main(void) {
     static const uint32_t widths[2] = {RIBBON_WIDTH_64, RIBBON_WIDTH_128};
     static const size_t sizes[6] = {0, 1, 2, 100, 10000, 100000};
@@ -409,6 +534,8 @@ int main(void) {
         }
     }
     printf("streaming builds: every kind and width stopped within the promise\n");
+    check_static_bounds();
+    check_packaging();
     check_errors();
     check_hostile_bytes();
     check_backends();

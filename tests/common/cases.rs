@@ -52,7 +52,21 @@ pub fn answers_on_every_backend(view: FilterRef<'_>, probes: &[u64]) -> Vec<bool
 
 /// Arbitrary bytes as a serialized filter: refused, or queryable.
 pub fn check_bytes(data: &[u8]) {
+    // The length in a header agrees with what opens, alone or followed by
+    // other bytes.
+    match FilterRef::serialized_len(data) {
+        Ok(len) if len <= data.len() => {
+            let (view, rest) = FilterRef::from_prefix(data).expect("a valid prefix opens");
+            assert_eq!((view.filter_bytes(), rest.len()), (len, data.len() - len));
+        }
+        Ok(_) => assert!(FilterRef::from_prefix(data).is_err()),
+        Err(e) => {
+            assert_eq!(FilterRef::from_bytes(data).err(), Some(e));
+            assert_eq!(FilterRef::from_prefix(data).err(), Some(e));
+        }
+    }
     if let Ok(view) = FilterRef::from_bytes(data) {
+        assert_eq!(FilterRef::serialized_len(data), Ok(data.len()));
         let mut probes = vec![0, 1, u64::MAX, 1 << 63, data.len() as u64];
         probes.extend(data.chunks(8).map(|c| {
             let mut b = [0u8; 8];
