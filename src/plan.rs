@@ -107,8 +107,16 @@ impl Plan {
         let blocks = blocks_for(kind, width, num_keys, r_milli);
         let words = budget_words(width, num_keys as u64, millibits_per_key, r_milli);
         let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
-        let geometry =
-            split_words(kind, width, blocks, words).map_err(|_| Error::InvalidBitsPerKey)?;
+        // More than 64 columns is a budget too large for the keys; any
+        // other failure is a size past the address space.
+        let too_many_columns = words.div_ceil(blocks.max(1)) > MAX_COLUMNS as usize;
+        let geometry = split_words(kind, width, blocks, words).map_err(|e| {
+            if too_many_columns {
+                Error::InvalidBitsPerKey
+            } else {
+                e
+            }
+        })?;
         Plan::checked(geometry, num_keys)
     }
 

@@ -19,6 +19,16 @@ fn check(kind: Kind, width: Width, n: usize, millibits: u32) -> f64 {
         Ok(plan) => plan,
         // Too many columns per slot: nothing to bound.
         Err(Error::InvalidBitsPerKey) => return 1.0,
+        // Sizes past a 32-bit address space: an error, and the bound
+        // saturates rather than wrapping.
+        Err(Error::TooLarge) => {
+            assert!(
+                max_scratch_words(kind, width, n, millibits) == usize::MAX
+                    || max_filter_bytes(kind, width, n, millibits) == usize::MAX,
+                "{kind:?} {width:?} {n} {millibits}"
+            );
+            return 1.0;
+        }
         Err(e) => panic!("{kind:?} {width:?} {n} {millibits}: {e:?}"),
     };
     let pairs = [
