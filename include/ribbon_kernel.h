@@ -10,7 +10,8 @@
  * which writes target/release/libribbon_kernel.a. Link it like any static
  * archive: cc app.c -Iinclude target/release/libribbon_kernel.a
  * The library needs nothing from the platform but memcpy, memmove, memset,
- * memcmp and bcmp. It never allocates, never uses floating point, never
+ * memcmp and bcmp (on 32-bit Arm also the __aeabi_memcpy and __aeabi_memclr
+ * families, as newlib provides; tests/embedded/mem.c has all of them). It never allocates, never uses floating point, never
  * unwinds, and returns a status code instead of crashing on bad input.
  *
  * Memory: every buffer is the caller's. Plans, filter views and streaming
