@@ -40,8 +40,14 @@ pub(crate) trait QueryKernel<W: Coeff> {
 }
 
 /// Keys expanded (and their blocks prefetched) before the first of them is
-/// evaluated.
-pub(crate) const CHUNK: usize = 64;
+/// evaluated: 64 on 64-bit targets (a chunk takes 3 KiB of stack for
+/// w = 64 and 4 KiB for w = 128); 8 on smaller ones, whose stacks are
+/// small and whose memory has little latency to hide.
+pub(crate) const CHUNK: usize = if cfg!(target_pointer_width = "64") {
+    64
+} else {
+    8
+};
 
 /// The probes of up to [`CHUNK`] keys, field by field (so that a vector
 /// expansion stores eight keys' field with one instruction).
@@ -142,6 +148,19 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
             *answer = unsafe { K::matches::<P>(payload, &chunk.get(i), max_columns) };
         }
     }
+}
+
+/// [`contains_batch`] with the portable kernel, in a frame of its own: the
+/// dispatcher then holds no chunk while a SIMD kernel's runs.
+#[inline(never)]
+pub(crate) fn contains_batch_portable<W: Coeff, P: Probes<W>>(
+    probes: &P,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    // SAFETY: the portable kernel uses no special instructions.
+    unsafe { contains_batch::<W, P, Portable>(probes, payload, hashes, out) }
 }
 
 /// Back-substitution with columns as vector lanes: one state vector holds

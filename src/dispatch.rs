@@ -4,7 +4,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(ribbon_neon_kernels)]
 use crate::arch::aarch64 as aarch64_kernels;
-use crate::arch::generic::{self, Portable};
+use crate::arch::generic;
 #[cfg(ribbon_x86_kernels)]
 use crate::arch::x86_64 as x86_kernels;
 use crate::detect::{self, Features};
@@ -206,10 +206,7 @@ macro_rules! impl_kernels {
                     Backend::Neon => unsafe {
                         aarch64_kernels::neon::contains_batch::<$W, P>(probes, payload, hashes, out)
                     },
-                    // SAFETY: the portable kernel uses no special instructions.
-                    _ => unsafe {
-                        generic::contains_batch::<$W, P, Portable>(probes, payload, hashes, out)
-                    },
+                    _ => generic::contains_batch_portable::<$W, P>(probes, payload, hashes, out),
                 }
             }
 

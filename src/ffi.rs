@@ -765,7 +765,8 @@ pub unsafe extern "C" fn ribbon_contains_batch(
     }
     // SAFETY: non-NULL and writable for `n` bytes per the contract.
     let out = unsafe { core::slice::from_raw_parts_mut(out, n) };
-    const CHUNK: usize = 256;
+    // As many as the kernels take at once (`arch::generic::CHUNK`).
+    const CHUNK: usize = 64;
     let mut answers = [false; CHUNK];
     let mut start = 0;
     while start < n {

@@ -117,6 +117,8 @@ pub(crate) fn homogeneous_excess_ppm(g: &Geometry, payload: &[u8]) -> u64 {
     }
 }
 
+/// Not inlined: each width keeps its own (differently sized) frame.
+#[inline(never)]
 fn excess_ppm<W: Word>(g: &Geometry, payload: &[u8]) -> u64 {
     if g.num_blocks == 0 {
         return 0;
@@ -176,6 +178,11 @@ const REFINE_STEP: usize = 8;
 /// Measured against the exact rate of every start (`examples/calibrate.rs
 /// homogeneous`), the larger of the two follows it within about 1 % of the
 /// column rate at 10^3 to 10^7 keys.
+///
+/// Its stack is one array of 64 words (1 KiB for w = 128), shared by the
+/// rank samples and [`refine`]: words are read from the payload where they
+/// are used rather than copied block by block, so that builds fit small
+/// stacks (`tests/embedded`).
 fn measure<W: Word>(g: &Geometry, payload: &[u8]) -> Measured {
     let w = W::BITS as usize;
     let mut m = Measured {
@@ -183,38 +190,30 @@ fn measure<W: Word>(g: &Geometry, payload: &[u8]) -> Measured {
         rank_excess: 0,
     };
     let stride = g.num_blocks.div_ceil(RANK_SAMPLES).max(1);
-    // The words of this block and of the next, alternating between the
-    // two halves of `words` so that each block is read once.
-    let mut words = [[W::ZERO; 64]; 2];
     let mut scratch = [W::ZERO; 64];
-    read_block(g, payload, 0, &mut words[0]);
     for block in 0..g.num_blocks {
         let columns = (g.block_columns(block) as usize).min(64);
-        let [even, odd] = &mut words;
-        let (this, next) = if block % 2 == 0 {
-            (&*even, odd)
-        } else {
-            (&*odd, even)
-        };
-        read_block(g, payload, block + 1, next);
         let offsets = block_starts(g, block, w);
-        let (Some(lows), Some(highs), Some(scratch)) = (
-            this.get(..columns),
-            next.get(..columns),
-            scratch.get_mut(..columns),
-        ) else {
-            break;
-        };
         let mut zeros = 0u32;
-        for (lo, hi) in lows.iter().zip(highs) {
-            zeros += zero_offsets(*lo, *hi, offsets);
+        for column in 0..columns {
+            let (lo, hi): (W, W) = (
+                word(g, payload, block, column),
+                word(g, payload, block + 1, column),
+            );
+            zeros += zero_offsets(lo, hi, offsets);
         }
         m.zero_windows[usize::from(block >= g.upper_start_block)] += u128::from(zeros);
         if block % stride == 0 {
-            scratch.copy_from_slice(lows);
-            if rank(scratch) < columns as u32 {
+            let Some(words) = scratch.get_mut(..columns) else {
+                break;
+            };
+            for (column, x) in words.iter_mut().enumerate() {
+                *x = word(g, payload, block, column);
+            }
+            if rank(words) < columns as u32 {
                 let group = block..(block + stride).min(g.num_blocks);
-                m.rank_excess = m.rank_excess.saturating_add(refine::<W>(g, payload, group));
+                let excess = refine::<W>(g, payload, group, &mut scratch);
+                m.rank_excess = m.rank_excess.saturating_add(excess);
             }
         }
     }
@@ -228,45 +227,46 @@ fn block_starts(g: &Geometry, block: usize, w: usize) -> u32 {
         .min(w as u64) as u32
 }
 
-/// Reads the words of `block` into `into` (zero past the last block).
-fn read_block<W: Word>(g: &Geometry, payload: &[u8], block: usize, into: &mut [W; 64]) {
-    let columns = (g.block_columns(block) as usize).min(64);
+/// Word `column` of `block` (zero past the last block or the payload).
+#[inline(always)]
+fn word<W: Word>(g: &Geometry, payload: &[u8], block: usize, column: usize) -> W {
     if block >= g.num_blocks {
-        into.iter_mut().for_each(|x| *x = W::ZERO);
-        return;
+        return W::ZERO;
     }
-    let first = g.block_word_offset(block).saturating_mul(W::BYTES);
-    let bytes = payload.get(first..).unwrap_or(&[]);
-    for (word, chunk) in into
-        .iter_mut()
-        .zip(bytes.chunks_exact(W::BYTES))
-        .take(columns)
-    {
-        *word = W::read_word(chunk, 0).unwrap_or(W::ZERO);
-    }
+    let at = g
+        .block_word_offset(block)
+        .saturating_add(column)
+        .saturating_mul(W::BYTES);
+    payload
+        .get(at..)
+        .and_then(|bytes| W::read_word(bytes, 0))
+        .unwrap_or(W::ZERO)
 }
 
 /// The excess of `blocks` from the exact rate at every [`REFINE_STEP`]-th
-/// start, scaled as [`Measured::rank_excess`].
-fn refine<W: Word>(g: &Geometry, payload: &[u8], blocks: core::ops::Range<usize>) -> u128 {
+/// start, scaled as [`Measured::rank_excess`]; `windows` is working space.
+fn refine<W: Word>(
+    g: &Geometry,
+    payload: &[u8],
+    blocks: core::ops::Range<usize>,
+    windows: &mut [W; 64],
+) -> u128 {
     let w = W::BITS as usize;
     let lc = g.lower_columns;
-    let (mut lows, mut highs, mut windows) = ([W::ZERO; 64], [W::ZERO; 64], [W::ZERO; 64]);
     let mut excess = 0u128;
     for block in blocks {
         let columns = (g.block_columns(block) as usize).min(64);
-        read_block(g, payload, block, &mut lows);
-        read_block(g, payload, block + 1, &mut highs);
         let starts = block_starts(g, block, w) as usize;
         let planned = lc + 1 - columns as u32;
         for offset in (0..starts).step_by(REFINE_STEP) {
             let Some(windows) = windows.get_mut(..columns) else {
                 break;
             };
-            for ((window, lo), hi) in windows.iter_mut().zip(&lows).zip(&highs) {
+            for (column, window) in windows.iter_mut().enumerate() {
+                let lo = word::<W>(g, payload, block, column);
                 *window = match offset as u32 {
-                    0 => *lo,
-                    o => (*lo >> o) | (*hi << (W::BITS - o)),
+                    0 => lo,
+                    o => (lo >> o) | (word::<W>(g, payload, block + 1, column) << (W::BITS - o)),
                 };
             }
             let rank = rank(windows);
