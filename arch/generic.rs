@@ -193,27 +193,92 @@ pub(crate) trait SolveLanes<W: Word> {
 
 /// Most state vectors any lane width needs (64 columns, 2 lanes each).
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
-const MAX_VECTORS: usize = 32;
+pub(crate) const MAX_VECTORS: usize = 32;
+
+/// State vectors [`back_substitute`] uses for a geometry: 1, 2 or
+/// [`MAX_VECTORS`].
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
+pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
+    match g.max_columns().min(64).div_ceil(L::LANES) {
+        0 | 1 => 1,
+        2 => 2,
+        _ => MAX_VECTORS,
+    }
+}
+
+/// Defines a SIMD module's `back_substitute` for lane type `$lanes` built
+/// with `$features`: [`back_substitute`]'s three variants of
+/// [`solve_vectors`], each in a frame of its own (inlined into one
+/// function, their state arrays added up to 6 KiB of stack on AVX-512;
+/// `tests/embedded`).
+#[cfg(ribbon_x86_kernels)]
+macro_rules! back_substitute_in_frames {
+    ($lanes:ty, $features:literal) => {
+        /// Back-substitution: [`generic::back_substitute`] with each
+        /// variant in its own frame.
+        ///
+        /// # Safety
+        /// The CPU supports the module's instruction set.
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn back_substitute<W: Coeff>(
+            g: &Geometry,
+            free: FreeRows,
+            rows: Rows<'_>,
+            payload: &mut [u8],
+        ) where
+            $lanes: SolveLanes<W>,
+        {
+            // SAFETY (all three): the features are enabled for this function.
+            match generic::state_vectors::<W, $lanes>(g) {
+                1 => unsafe { solve_in_frame::<W, 1>(g, free, rows, payload) },
+                2 => unsafe { solve_in_frame::<W, 2>(g, free, rows, payload) },
+                _ => unsafe {
+                    solve_in_frame::<W, { generic::MAX_VECTORS }>(g, free, rows, payload)
+                },
+            }
+        }
+
+        /// One variant of [`generic::solve_vectors`].
+        ///
+        /// # Safety
+        /// As for `back_substitute`.
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        unsafe fn solve_in_frame<W: Coeff, const N: usize>(
+            g: &Geometry,
+            free: FreeRows,
+            rows: Rows<'_>,
+            payload: &mut [u8],
+        ) where
+            $lanes: SolveLanes<W>,
+        {
+            // SAFETY: the features are enabled for this function.
+            unsafe { generic::solve_vectors::<W, $lanes, N>(g, free, rows, payload) }
+        }
+    };
+}
+#[cfg(ribbon_x86_kernels)]
+pub(crate) use back_substitute_in_frames;
 
 /// The vector twin of [`crate::solve::back_substitute`]: same inputs, same
-/// bytes out.
+/// bytes out. (The x86 kernels run the same variants, each in a frame of
+/// its own: [`back_substitute_in_frames`].)
 ///
 /// # Safety
 /// The CPU supports `L`'s instruction set; `L::LANES >= 2`.
 #[inline(always)]
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
+#[cfg_attr(not(ribbon_neon_kernels), allow(dead_code))]
 pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
     g: &Geometry,
     free: FreeRows,
     rows: Rows<'_>,
     payload: &mut [u8],
 ) {
-    let max_columns = g.max_columns().min(64);
     // The state lives in registers when the number of vectors is a
     // constant; one or two vectors cover up to 16 columns on AVX-512.
     // SAFETY (all three): the caller guarantees the instruction set.
-    match max_columns.div_ceil(L::LANES) {
-        0 | 1 => unsafe { solve_vectors::<W, L, 1>(g, free, rows, payload) },
+    match state_vectors::<W, L>(g) {
+        1 => unsafe { solve_vectors::<W, L, 1>(g, free, rows, payload) },
         2 => unsafe { solve_vectors::<W, L, 2>(g, free, rows, payload) },
         _ => unsafe { solve_vectors::<W, L, MAX_VECTORS>(g, free, rows, payload) },
     }
@@ -225,7 +290,7 @@ pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
 /// As for [`back_substitute`].
 #[inline(always)]
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
-unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
+pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
     g: &Geometry,
     free: FreeRows,
     rows: Rows<'_>,

@@ -417,19 +417,4 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
     unsafe { generic::contains_batch::<W, P, Avx2>(probes, payload, hashes, out) }
 }
 
-/// Back-substitution.
-///
-/// # Safety
-/// AVX2 is available.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn back_substitute<W: Coeff>(
-    g: &Geometry,
-    free: FreeRows,
-    rows: Rows<'_>,
-    payload: &mut [u8],
-) where
-    Avx2: SolveLanes<W>,
-{
-    // SAFETY: AVX2 is enabled for this function.
-    unsafe { generic::back_substitute::<W, Avx2>(g, free, rows, payload) }
-}
+generic::back_substitute_in_frames!(Avx2, "avx2");

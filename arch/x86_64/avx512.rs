@@ -421,19 +421,4 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
     unsafe { generic::contains_batch::<W, P, Avx512>(probes, payload, hashes, out) }
 }
 
-/// Back-substitution.
-///
-/// # Safety
-/// As for [`contains`].
-#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
-pub(crate) unsafe fn back_substitute<W: Coeff>(
-    g: &Geometry,
-    free: FreeRows,
-    rows: Rows<'_>,
-    payload: &mut [u8],
-) where
-    Avx512: SolveLanes<W>,
-{
-    // SAFETY: the features are enabled for this function.
-    unsafe { generic::back_substitute::<W, Avx512>(g, free, rows, payload) }
-}
+generic::back_substitute_in_frames!(Avx512, "avx512f,avx512vpopcntdq,avx2");
