@@ -195,8 +195,9 @@ pub(crate) trait SolveLanes<W: Word> {
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) const MAX_VECTORS: usize = 32;
 
-/// State vectors [`back_substitute`] uses for a geometry: 1, 2 or
-/// [`MAX_VECTORS`].
+/// State vectors a geometry's back-substitution uses: 1, 2 or
+/// [`MAX_VECTORS`] (the state lives in registers when the number of
+/// vectors is a constant; one or two cover up to 16 columns on AVX-512).
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
     match g.max_columns().min(64).div_ceil(L::LANES) {
@@ -207,15 +208,14 @@ pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
 }
 
 /// Defines a SIMD module's `back_substitute` for lane type `$lanes` built
-/// with `$features`: [`back_substitute`]'s three variants of
-/// [`solve_vectors`], each in a frame of its own (inlined into one
-/// function, their state arrays added up to 6 KiB of stack on AVX-512;
-/// `tests/embedded`).
-#[cfg(ribbon_x86_kernels)]
+/// with `$features`: the three variants of [`solve_vectors`], each in a
+/// frame of its own (inlined into one function, their state arrays added
+/// up to 6 KiB of stack on AVX-512; `tests/embedded`).
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! back_substitute_in_frames {
     ($lanes:ty, $features:literal) => {
-        /// Back-substitution: [`generic::back_substitute`] with each
-        /// variant in its own frame.
+        /// Back-substitution into ICML words, as
+        /// [`crate::solve::back_substitute`].
         ///
         /// # Safety
         /// The CPU supports the module's instruction set.
@@ -257,37 +257,15 @@ macro_rules! back_substitute_in_frames {
         }
     };
 }
-#[cfg(ribbon_x86_kernels)]
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 pub(crate) use back_substitute_in_frames;
 
-/// The vector twin of [`crate::solve::back_substitute`]: same inputs, same
-/// bytes out. (The x86 kernels run the same variants, each in a frame of
-/// its own: [`back_substitute_in_frames`].)
+/// The vector twin of [`crate::solve::back_substitute`] with `N` state
+/// vectors (`N * LANES >= columns`): same inputs, same bytes out. SIMD
+/// modules pick `N` with [`back_substitute_in_frames`].
 ///
 /// # Safety
 /// The CPU supports `L`'s instruction set; `L::LANES >= 2`.
-#[inline(always)]
-#[cfg_attr(not(ribbon_neon_kernels), allow(dead_code))]
-pub(crate) unsafe fn back_substitute<W: Word, L: SolveLanes<W>>(
-    g: &Geometry,
-    free: FreeRows,
-    rows: Rows<'_>,
-    payload: &mut [u8],
-) {
-    // The state lives in registers when the number of vectors is a
-    // constant; one or two vectors cover up to 16 columns on AVX-512.
-    // SAFETY (all three): the caller guarantees the instruction set.
-    match state_vectors::<W, L>(g) {
-        1 => unsafe { solve_vectors::<W, L, 1>(g, free, rows, payload) },
-        2 => unsafe { solve_vectors::<W, L, 2>(g, free, rows, payload) },
-        _ => unsafe { solve_vectors::<W, L, MAX_VECTORS>(g, free, rows, payload) },
-    }
-}
-
-/// [`back_substitute`] with `N` state vectors (`N * LANES >= columns`).
-///
-/// # Safety
-/// As for [`back_substitute`].
 #[inline(always)]
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(

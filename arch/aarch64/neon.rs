@@ -212,18 +212,4 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
     unsafe { generic::contains_batch::<W, P, Neon>(probes, payload, hashes, out) }
 }
 
-/// Back-substitution.
-///
-/// # Safety
-/// As for [`contains`].
-pub(crate) unsafe fn back_substitute<W: Coeff>(
-    g: &Geometry,
-    free: FreeRows,
-    rows: Rows<'_>,
-    payload: &mut [u8],
-) where
-    Neon: SolveLanes<W>,
-{
-    // SAFETY: NEON is part of the target.
-    unsafe { generic::back_substitute::<W, Neon>(g, free, rows, payload) }
-}
+generic::back_substitute_in_frames!(Neon, "neon");
