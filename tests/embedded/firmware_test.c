@@ -25,6 +25,7 @@
 #include "ribbon_kernel.h"
 
 #include "platform.h"
+#include "splitmix.h"
 #include "stack_probe.h"
 
 #ifndef FW_EXPECT_SCALAR
@@ -266,13 +267,6 @@ static int check_le(int line, uint64_t got, uint64_t limit, const char *what) {
 
 /* ---- Keys ---- */
 
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static void make_keys(uint64_t seed, uint64_t *out, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) {
@@ -355,7 +349,6 @@ static void check_fp_rate(const ribbon_filter *view, uint64_t seed, const char *
     CHECK_LE(expected_low, 4 * hits + 16, "non-member hits under a quarter of the expected count - 16");
 }
 
-#if PROBE_NEW_API
 /* The view's getters agree with what was built. */
 static void check_view_info(const ribbon_filter *view, uint32_t kind, uint32_t width, uint64_t keys,
                             size_t bytes) {
@@ -364,7 +357,6 @@ static void check_view_info(const ribbon_filter *view, uint32_t kind, uint32_t w
     CHECK_EQ(probe_ribbon_filter_keys(view), keys, "ribbon_filter_keys");
     CHECK_EQ(probe_ribbon_filter_bytes(view), bytes, "ribbon_filter_bytes");
 }
-#endif
 
 /* Answers of an accepted (corrupted) filter are 0 or 1. */
 static void check_answers_safe(const ribbon_filter *view, uint64_t seed) {
@@ -426,7 +418,6 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
                 out_u64(bit);
                 out_str(")\n");
             }
-#if PROBE_NEW_API
             /* ribbon_filter_size agrees with ribbon_filter_open: a header
              * it accepts with the full length opens, and a length it
              * reports opens (or is refused) without harm. */
@@ -446,7 +437,6 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
                     CHECK(st != RIBBON_OK, "ribbon_filter_size refused a header that opens");
                 }
             }
-#endif
             fw_copy[offset] ^= (uint8_t)(1u << bit);
         }
     }
@@ -463,7 +453,6 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
     for (i = 1; i <= 64; i *= 8) {
         CHECK_NEGATIVE(probe_ribbon_filter_open(&view, fw_copy, len + i), "ribbon_filter_open of an over-long copy");
     }
-#if PROBE_NEW_API
     {
         size_t n = 0;
         CHECK_STATUS(probe_ribbon_filter_size(fw_copy, len, &n), RIBBON_OK, "ribbon_filter_size (exact length)");
@@ -475,7 +464,6 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
         CHECK_NEGATIVE(probe_ribbon_filter_size(fw_copy, 39, &n), "ribbon_filter_size of 39 bytes");
         CHECK_STATUS(probe_ribbon_filter_size(fw_copy, len, NULL), RIBBON_ERR_NULL, "ribbon_filter_size(NULL out)");
     }
-#endif
 
     /* Random bytes behind a valid magic and version, random lengths. */
     {
@@ -563,9 +551,7 @@ static void test_streaming(uint32_t kind, uint32_t width, uint64_t seed) {
     if (!CHECK_STATUS(probe_ribbon_filter_open(&view, out, bytes), RIBBON_OK, "ribbon_filter_open")) {
         return;
     }
-#if PROBE_NEW_API
     check_view_info(&view, kind, width, added, bytes);
-#endif
     check_members(&view, fw_keys, added);
     check_fp_rate(&view, seed ^ 0x5157, "streaming   ");
 }
@@ -589,9 +575,7 @@ static void build_and_check(const ribbon_plan *plan, uint32_t kind, uint32_t wid
         !CHECK_STATUS(probe_ribbon_filter_open(&view, out, bytes), RIBBON_OK, "ribbon_filter_open")) {
         return;
     }
-#if PROBE_NEW_API
     check_view_info(&view, kind, width, FW_KEYS, bytes);
-#endif
     check_members(&view, fw_keys, FW_KEYS);
     check_fp_rate(&view, seed, label);
     if (max_column_ppt != 0) {
@@ -640,14 +624,12 @@ static void test_shape(uint32_t kind, uint32_t width) {
     CHECK_LE(bytes, max_bytes, "ribbon_plan_filter_bytes <= RIBBON_FILTER_BYTES_MAX");
     CHECK_LE(words, max_words, "ribbon_plan_scratch_words <= RIBBON_SCRATCH_WORDS_MAX");
     CHECK_LE(banding_words, max_banding, "ribbon_plan_banding_scratch_words <= RIBBON_BANDING_SCRATCH_WORDS_MAX");
-#if PROBE_NEW_API
     CHECK_EQ(probe_ribbon_max_filter_bytes(kind, width, FW_KEYS, FW_MILLIBITS), max_bytes,
              "ribbon_max_filter_bytes equals RIBBON_FILTER_BYTES_MAX");
     CHECK_EQ(probe_ribbon_max_scratch_words(kind, width, FW_KEYS, FW_MILLIBITS), max_words,
              "ribbon_max_scratch_words equals RIBBON_SCRATCH_WORDS_MAX");
     CHECK_EQ(probe_ribbon_max_banding_scratch_words(kind, width, FW_KEYS, FW_MILLIBITS), max_banding,
              "ribbon_max_banding_scratch_words equals RIBBON_BANDING_SCRATCH_WORDS_MAX");
-#endif
     if (!CHECK_LE(words, FW_SCRATCH_WORDS, "scratch fits the static buffer") ||
         !CHECK_LE(bytes, FW_FILTER_BYTES, "filter fits the static buffer")) {
         return;
@@ -674,9 +656,7 @@ static void test_shape(uint32_t kind, uint32_t width) {
     if (!CHECK_STATUS(probe_ribbon_filter_open(&view, out, bytes), RIBBON_OK, "ribbon_filter_open")) {
         return;
     }
-#if PROBE_NEW_API
     check_view_info(&view, kind, width, FW_KEYS, bytes);
-#endif
     check_members(&view, fw_keys, FW_KEYS);
     check_fp_rate(&view, seed ^ 0xf00d, "built       ");
     check_corruption(out, bytes, seed);
@@ -786,14 +766,12 @@ static void test_api_basics(void) {
     CHECK_STATUS(probe_ribbon_set_backend(RIBBON_BACKEND_AUTO), RIBBON_OK, "ribbon_set_backend(AUTO)");
     CHECK_EQ(probe_ribbon_backend(), detected, "ribbon_backend after AUTO");
 
-#if PROBE_NEW_API
     CHECK_EQ(probe_ribbon_version(), RIBBON_VERSION_NUMBER, "ribbon_version matches the header");
     CHECK(str_eq(probe_ribbon_version_str(), RIBBON_VERSION_STRING), "ribbon_version_str matches the header");
     CHECK_EQ(probe_ribbon_max_filter_bytes(3, 64, 100, 8000), 0, "ribbon_max_filter_bytes of kind 3");
     CHECK_EQ(probe_ribbon_max_scratch_words(0, 32, 100, 8000), 0, "ribbon_max_scratch_words of width 32");
     CHECK_EQ(probe_ribbon_max_banding_scratch_words(3, 64, 100, 8000), 0,
              "ribbon_max_banding_scratch_words of kind 3");
-#endif
 }
 
 /* ---- Report ---- */
@@ -827,13 +805,11 @@ int firmware_main(void) {
     out_str("firmware_test: ");
     out_str(platform_name());
     out_char('\n');
-#if PROBE_NEW_API
     out_str("library ");
     out_str(ribbon_version_str());
     out_str(", header ");
     out_str(RIBBON_VERSION_STRING);
     out_char('\n');
-#endif
     out_str("static buffers: filter ");
     out_u64(FW_FILTER_BYTES);
     out_str(" B, scratch ");

@@ -11,16 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "splitmix.h"
+
 #define KEYS 2000u
 #define SEED 0x51ea5ed0c0ffeeull
 #define MILLIBITS 7700u
-
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 int main(void) {
     static uint64_t keys[KEYS];

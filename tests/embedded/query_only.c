@@ -8,17 +8,11 @@
 #include "ribbon_kernel.h"
 
 #include "platform.h"
+#include "splitmix.h"
 #include "query_filter.h"
 
 #define QUERIES 8192u
 #define CHUNK 64u
-
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static void put_u32(uint32_t v) {
     char buf[11];

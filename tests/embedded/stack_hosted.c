@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "splitmix.h"
 #include "stack_probe.h"
 
 #if !defined(__x86_64__)
@@ -68,13 +69,6 @@ static const char *backend_name = "";
 static size_t build_depth[3][6];
 static uint32_t current_backend;
 
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p) {
@@ -102,12 +96,10 @@ static void query_view(const ribbon_filter *view, const uint64_t *keys, size_t n
     EXPECT(probe_ribbon_contains_batch(view, others, KEYS, answers) == RIBBON_OK, "ribbon_contains_batch");
     EXPECT(probe_ribbon_filter_column_fp_ppt(view) > 0, "column FP rate");
     EXPECT(probe_ribbon_filter_estimated_fp_ppt(view) >= probe_ribbon_filter_column_fp_ppt(view), "estimate");
-#if PROBE_NEW_API
     EXPECT(probe_ribbon_filter_kind(view) >= 0, "ribbon_filter_kind");
     EXPECT(probe_ribbon_filter_width(view) > 0, "ribbon_filter_width");
     EXPECT(probe_ribbon_filter_keys(view) > 0, "ribbon_filter_keys");
     EXPECT(probe_ribbon_filter_bytes(view) > 40, "ribbon_filter_bytes");
-#endif
 }
 
 static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint64_t *others, uint8_t *answers) {
@@ -124,12 +116,10 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
     bytes = probe_ribbon_plan_filter_bytes(&plan);
     banding_words = probe_ribbon_plan_banding_scratch_words(&plan);
     EXPECT(probe_ribbon_plan_banding_capacity(&plan) > 0, "ribbon_plan_banding_capacity");
-#if PROBE_NEW_API
     EXPECT(probe_ribbon_max_filter_bytes(kind, width, KEYS, MILLIBITS) >= bytes, "ribbon_max_filter_bytes");
     EXPECT(probe_ribbon_max_scratch_words(kind, width, KEYS, MILLIBITS) >= words, "ribbon_max_scratch_words");
     EXPECT(probe_ribbon_max_banding_scratch_words(kind, width, KEYS, MILLIBITS) >= banding_words,
            "ribbon_max_banding_scratch_words");
-#endif
     scratch = (uint64_t *)xmalloc(words * sizeof *scratch);
     filter = (uint8_t *)xmalloc(bytes);
 
@@ -137,12 +127,10 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
     EXPECT(probe_ribbon_build(&plan, keys, KEYS, scratch, words, filter, bytes) == RIBBON_OK, "ribbon_build");
     build_depth[current_backend][kind * 2 + (width == RIBBON_WIDTH_128)] = probe_results.last;
     EXPECT(probe_ribbon_filter_open(&view, filter, bytes) == RIBBON_OK, "ribbon_filter_open");
-#if PROBE_NEW_API
     {
         size_t n = 0;
         EXPECT(probe_ribbon_filter_size(filter, bytes, &n) == RIBBON_OK && n == bytes, "ribbon_filter_size");
     }
-#endif
     query_view(&view, keys, KEYS, others, answers);
     /* Refusals go through the same checks: measure them too. */
     EXPECT(probe_ribbon_filter_open(&view, filter, bytes - 1) < 0, "truncated copy refused");
@@ -224,10 +212,8 @@ int main(void) {
         EXPECT(probe_ribbon_backend() == backends[b].code, "ribbon_backend");
         EXPECT(probe_ribbon_set_backend(backends[b].code) == RIBBON_OK, "ribbon_set_backend");
         EXPECT(probe_ribbon_status_str(RIBBON_ERR_TRUNCATED) != NULL, "ribbon_status_str");
-#if PROBE_NEW_API
         EXPECT(probe_ribbon_version() == RIBBON_VERSION_NUMBER, "ribbon_version");
         EXPECT(probe_ribbon_version_str() != NULL, "ribbon_version_str");
-#endif
         for (kind = RIBBON_KIND_HOMOGENEOUS; kind <= RIBBON_KIND_STANDARD_SMASH; kind++) {
             run_shape(kind, RIBBON_WIDTH_64, keys, others, answers);
             run_shape(kind, RIBBON_WIDTH_128, keys, others, answers);

@@ -31,14 +31,6 @@
 
 #include "platform.h"
 
-/* The entry points that came with RIBBON_VERSION_* (version, run-time
- * size bounds, ribbon_filter_size and the view getters). */
-#if defined(RIBBON_VERSION_MAJOR)
-#define PROBE_NEW_API 1
-#else
-#define PROBE_NEW_API 0
-#endif
-
 /* The measured entry points, in report order. */
 #define PROBE_ENTRY_POINTS(X)                                   \
     X(PLAN_INIT, "ribbon_plan_init")                            \
@@ -166,196 +158,43 @@ static PLATFORM_ALWAYS_INLINE uintptr_t probe_scan(uintptr_t sp) {
 
 /* ---- One noinline wrapper per entry point ---- */
 
-static PLATFORM_NOINLINE int32_t probe_ribbon_plan_init(ribbon_plan *p, uint32_t kind, uint32_t width,
-                                                        uint64_t num_keys, uint32_t millibits) {
-    int32_t r;
-    PROBE_CALL(PLAN_INIT, r = ribbon_plan_init(p, kind, width, num_keys, millibits));
-    return r;
-}
+/* probe_<name>(params): name(args) under PROBE_CALL. */
+#define PROBE_WRAPPER(id, type, name, params, args) \
+    static PLATFORM_NOINLINE type probe_##name params { \
+        type r;                                         \
+        PROBE_CALL(id, r = name args);                  \
+        return r;                                       \
+    }
 
-static PLATFORM_NOINLINE int32_t probe_ribbon_plan_init_fp_rate(ribbon_plan *p, uint32_t kind, uint32_t width,
-                                                                uint64_t num_keys, uint64_t one_in) {
-    int32_t r;
-    PROBE_CALL(PLAN_INIT_FP_RATE, r = ribbon_plan_init_fp_rate(p, kind, width, num_keys, one_in));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_plan_init_bytes(ribbon_plan *p, uint32_t kind, uint32_t width,
-                                                              uint64_t num_keys, size_t bytes) {
-    int32_t r;
-    PROBE_CALL(PLAN_INIT_BYTES, r = ribbon_plan_init_bytes(p, kind, width, num_keys, bytes));
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_plan_scratch_words(const ribbon_plan *p) {
-    size_t r;
-    PROBE_CALL(PLAN_SCRATCH_WORDS, r = ribbon_plan_scratch_words(p));
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_plan_filter_bytes(const ribbon_plan *p) {
-    size_t r;
-    PROBE_CALL(PLAN_FILTER_BYTES, r = ribbon_plan_filter_bytes(p));
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_plan_banding_scratch_words(const ribbon_plan *p) {
-    size_t r;
-    PROBE_CALL(PLAN_BANDING_WORDS, r = ribbon_plan_banding_scratch_words(p));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint64_t probe_ribbon_plan_banding_capacity(const ribbon_plan *p) {
-    uint64_t r;
-    PROBE_CALL(PLAN_BANDING_CAPACITY, r = ribbon_plan_banding_capacity(p));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_build(const ribbon_plan *p, const uint64_t *hashes, size_t n,
-                                                    uint64_t *scratch, size_t scratch_words, uint8_t *out,
-                                                    size_t out_len) {
-    int32_t r;
-    PROBE_CALL(BUILD, r = ribbon_build(p, hashes, n, scratch, scratch_words, out, out_len));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_banding_init(ribbon_banding *b, const ribbon_plan *p,
-                                                           uint64_t *scratch, size_t scratch_words) {
-    int32_t r;
-    PROBE_CALL(BANDING_INIT, r = ribbon_banding_init(b, p, scratch, scratch_words));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_banding_add(ribbon_banding *b, uint64_t hash) {
-    int32_t r;
-    PROBE_CALL(BANDING_ADD, r = ribbon_banding_add(b, hash));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint64_t probe_ribbon_banding_added(const ribbon_banding *b) {
-    uint64_t r;
-    PROBE_CALL(BANDING_ADDED, r = ribbon_banding_added(b));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_banding_finish(ribbon_banding *b, uint8_t *out, size_t out_len) {
-    int32_t r;
-    PROBE_CALL(BANDING_FINISH, r = ribbon_banding_finish(b, out, out_len));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len) {
-    int32_t r;
-    PROBE_CALL(FILTER_OPEN, r = ribbon_filter_open(f, bytes, len));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_contains(const ribbon_filter *f, uint64_t hash) {
-    int32_t r;
-    PROBE_CALL(CONTAINS, r = ribbon_contains(f, hash));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_contains_batch(const ribbon_filter *f, const uint64_t *hashes,
-                                                             size_t n, uint8_t *out) {
-    int32_t r;
-    PROBE_CALL(CONTAINS_BATCH, r = ribbon_contains_batch(f, hashes, n, out));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint64_t probe_ribbon_filter_column_fp_ppt(const ribbon_filter *f) {
-    uint64_t r;
-    PROBE_CALL(COLUMN_FP_PPT, r = ribbon_filter_column_fp_ppt(f));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint64_t probe_ribbon_filter_estimated_fp_ppt(const ribbon_filter *f) {
-    uint64_t r;
-    PROBE_CALL(ESTIMATED_FP_PPT, r = ribbon_filter_estimated_fp_ppt(f));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint32_t probe_ribbon_backend(void) {
-    uint32_t r;
-    PROBE_CALL(BACKEND, r = ribbon_backend());
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_set_backend(uint32_t backend) {
-    int32_t r;
-    PROBE_CALL(SET_BACKEND, r = ribbon_set_backend(backend));
-    return r;
-}
-
-static PLATFORM_NOINLINE const char *probe_ribbon_status_str(int32_t status) {
-    const char *r;
-    PROBE_CALL(STATUS_STR, r = ribbon_status_str(status));
-    return r;
-}
-
-#if PROBE_NEW_API
-static PLATFORM_NOINLINE int32_t probe_ribbon_filter_size(const uint8_t *bytes, size_t len, size_t *filter_len) {
-    int32_t r;
-    PROBE_CALL(FILTER_SIZE, r = ribbon_filter_size(bytes, len, filter_len));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_filter_kind(const ribbon_filter *f) {
-    int32_t r;
-    PROBE_CALL(FILTER_KIND, r = ribbon_filter_kind(f));
-    return r;
-}
-
-static PLATFORM_NOINLINE int32_t probe_ribbon_filter_width(const ribbon_filter *f) {
-    int32_t r;
-    PROBE_CALL(FILTER_WIDTH, r = ribbon_filter_width(f));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint64_t probe_ribbon_filter_keys(const ribbon_filter *f) {
-    uint64_t r;
-    PROBE_CALL(FILTER_KEYS, r = ribbon_filter_keys(f));
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_filter_bytes(const ribbon_filter *f) {
-    size_t r;
-    PROBE_CALL(FILTER_BYTES, r = ribbon_filter_bytes(f));
-    return r;
-}
-
-static PLATFORM_NOINLINE uint32_t probe_ribbon_version(void) {
-    uint32_t r;
-    PROBE_CALL(VERSION, r = ribbon_version());
-    return r;
-}
-
-static PLATFORM_NOINLINE const char *probe_ribbon_version_str(void) {
-    const char *r;
-    PROBE_CALL(VERSION_STR, r = ribbon_version_str());
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_max_filter_bytes(uint32_t kind, uint32_t width, uint64_t keys,
-                                                               uint32_t millibits) {
-    size_t r;
-    PROBE_CALL(MAX_FILTER_BYTES, r = ribbon_max_filter_bytes(kind, width, keys, millibits));
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_max_scratch_words(uint32_t kind, uint32_t width, uint64_t keys,
-                                                                uint32_t millibits) {
-    size_t r;
-    PROBE_CALL(MAX_SCRATCH_WORDS, r = ribbon_max_scratch_words(kind, width, keys, millibits));
-    return r;
-}
-
-static PLATFORM_NOINLINE size_t probe_ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
-                                                                        uint64_t keys, uint32_t millibits) {
-    size_t r;
-    PROBE_CALL(MAX_BANDING_WORDS, r = ribbon_max_banding_scratch_words(kind, width, keys, millibits));
-    return r;
-}
-#endif
+PROBE_WRAPPER(PLAN_INIT, int32_t, ribbon_plan_init, (ribbon_plan *p, uint32_t kind, uint32_t width, uint64_t num_keys, uint32_t millibits), (p, kind, width, num_keys, millibits))
+PROBE_WRAPPER(PLAN_INIT_FP_RATE, int32_t, ribbon_plan_init_fp_rate, (ribbon_plan *p, uint32_t kind, uint32_t width, uint64_t num_keys, uint64_t one_in), (p, kind, width, num_keys, one_in))
+PROBE_WRAPPER(PLAN_INIT_BYTES, int32_t, ribbon_plan_init_bytes, (ribbon_plan *p, uint32_t kind, uint32_t width, uint64_t num_keys, size_t bytes), (p, kind, width, num_keys, bytes))
+PROBE_WRAPPER(PLAN_SCRATCH_WORDS, size_t, ribbon_plan_scratch_words, (const ribbon_plan *p), (p))
+PROBE_WRAPPER(PLAN_FILTER_BYTES, size_t, ribbon_plan_filter_bytes, (const ribbon_plan *p), (p))
+PROBE_WRAPPER(PLAN_BANDING_WORDS, size_t, ribbon_plan_banding_scratch_words, (const ribbon_plan *p), (p))
+PROBE_WRAPPER(PLAN_BANDING_CAPACITY, uint64_t, ribbon_plan_banding_capacity, (const ribbon_plan *p), (p))
+PROBE_WRAPPER(BUILD, int32_t, ribbon_build, (const ribbon_plan *p, const uint64_t *hashes, size_t n, uint64_t *scratch, size_t scratch_words, uint8_t *out, size_t out_len), (p, hashes, n, scratch, scratch_words, out, out_len))
+PROBE_WRAPPER(BANDING_INIT, int32_t, ribbon_banding_init, (ribbon_banding *b, const ribbon_plan *p, uint64_t *scratch, size_t scratch_words), (b, p, scratch, scratch_words))
+PROBE_WRAPPER(BANDING_ADD, int32_t, ribbon_banding_add, (ribbon_banding *b, uint64_t hash), (b, hash))
+PROBE_WRAPPER(BANDING_ADDED, uint64_t, ribbon_banding_added, (const ribbon_banding *b), (b))
+PROBE_WRAPPER(BANDING_FINISH, int32_t, ribbon_banding_finish, (ribbon_banding *b, uint8_t *out, size_t out_len), (b, out, out_len))
+PROBE_WRAPPER(FILTER_OPEN, int32_t, ribbon_filter_open, (ribbon_filter *f, const uint8_t *bytes, size_t len), (f, bytes, len))
+PROBE_WRAPPER(CONTAINS, int32_t, ribbon_contains, (const ribbon_filter *f, uint64_t hash), (f, hash))
+PROBE_WRAPPER(CONTAINS_BATCH, int32_t, ribbon_contains_batch, (const ribbon_filter *f, const uint64_t *hashes, size_t n, uint8_t *out), (f, hashes, n, out))
+PROBE_WRAPPER(COLUMN_FP_PPT, uint64_t, ribbon_filter_column_fp_ppt, (const ribbon_filter *f), (f))
+PROBE_WRAPPER(ESTIMATED_FP_PPT, uint64_t, ribbon_filter_estimated_fp_ppt, (const ribbon_filter *f), (f))
+PROBE_WRAPPER(BACKEND, uint32_t, ribbon_backend, (void), ())
+PROBE_WRAPPER(SET_BACKEND, int32_t, ribbon_set_backend, (uint32_t backend), (backend))
+PROBE_WRAPPER(STATUS_STR, const char *, ribbon_status_str, (int32_t status), (status))
+PROBE_WRAPPER(FILTER_SIZE, int32_t, ribbon_filter_size, (const uint8_t *bytes, size_t len, size_t *filter_len), (bytes, len, filter_len))
+PROBE_WRAPPER(FILTER_KIND, int32_t, ribbon_filter_kind, (const ribbon_filter *f), (f))
+PROBE_WRAPPER(FILTER_WIDTH, int32_t, ribbon_filter_width, (const ribbon_filter *f), (f))
+PROBE_WRAPPER(FILTER_KEYS, uint64_t, ribbon_filter_keys, (const ribbon_filter *f), (f))
+PROBE_WRAPPER(FILTER_BYTES, size_t, ribbon_filter_bytes, (const ribbon_filter *f), (f))
+PROBE_WRAPPER(VERSION, uint32_t, ribbon_version, (void), ())
+PROBE_WRAPPER(VERSION_STR, const char *, ribbon_version_str, (void), ())
+PROBE_WRAPPER(MAX_FILTER_BYTES, size_t, ribbon_max_filter_bytes, (uint32_t kind, uint32_t width, uint64_t keys, uint32_t millibits), (kind, width, keys, millibits))
+PROBE_WRAPPER(MAX_SCRATCH_WORDS, size_t, ribbon_max_scratch_words, (uint32_t kind, uint32_t width, uint64_t keys, uint32_t millibits), (kind, width, keys, millibits))
+PROBE_WRAPPER(MAX_BANDING_WORDS, size_t, ribbon_max_banding_scratch_words, (uint32_t kind, uint32_t width, uint64_t keys, uint32_t millibits), (kind, width, keys, millibits))
 
 #endif
