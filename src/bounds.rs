@@ -48,12 +48,15 @@ const PPM: i128 = 1_000_000;
 /// a plan of these arguments (exact for 1,000 keys or more).
 pub const fn max_filter_bytes(kind: Kind, width: Width, num_keys: usize, millibits: u32) -> usize {
     let _ = kind;
-    let w = width.bits() as i128;
-    let bits = div_ceil(num_keys as i128 * millibits as i128, 1000);
-    let budget = div_ceil(bits, w);
-    // No fewer than one block of r columns, and r is at most the bits.
-    let one_block = div_ceil(millibits as i128, 1000);
-    saturate(HEADER_BYTES as i128 + max(budget, one_block) * (w / 8))
+    // The plan's own payload rule with the columns at their most, the bits
+    // per key (it takes the larger of the budget and one block of them).
+    let words = crate::plan::budget_words(width, num_keys as u64, millibits, millibits as u64);
+    let bytes = HEADER_BYTES as u128 + words * (width.bits() as u128 / 8);
+    if bytes > usize::MAX as u128 {
+        usize::MAX
+    } else {
+        bytes as usize
+    }
 }
 
 /// `u64` words [`Plan::banding_scratch_words`](crate::Plan::banding_scratch_words)

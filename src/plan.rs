@@ -107,16 +107,7 @@ impl Plan {
         let blocks = blocks_for(kind, width, num_keys, r_milli);
         let words = budget_words(width, num_keys as u64, millibits_per_key, r_milli);
         let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
-        // More than 64 columns is a budget too large for the keys; any
-        // other failure is a size past the address space.
-        let too_many_columns = words.div_ceil(blocks.max(1)) > MAX_COLUMNS as usize;
-        let geometry = split_words(kind, width, blocks, words).map_err(|e| {
-            if too_many_columns {
-                Error::InvalidBitsPerKey
-            } else {
-                e
-            }
-        })?;
+        let geometry = split_words(kind, width, blocks, words)?;
         Plan::checked(geometry, num_keys)
     }
 
@@ -861,7 +852,7 @@ fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize 
 /// block of `r_milli / 1000` columns (filters of a handful of keys keep
 /// their FP rate and take more space than the budget).
 ///
-/// [`crate::bounds::max_filter_bytes`] relies on this.
+/// [`crate::bounds::max_filter_bytes`] calls it with the most columns.
 pub(crate) const fn budget_words(
     width: Width,
     num_keys: u64,
@@ -879,13 +870,15 @@ pub(crate) const fn budget_words(
 const MIN_FREE_SLOTS: u128 = 8;
 
 /// Spreads `words` ICML words over `blocks` blocks: `lower` columns each,
-/// and the last `words % blocks` blocks one more.
+/// and the last `words % blocks` blocks one more. More than 64 columns per
+/// slot is [`Error::InvalidBitsPerKey`] (a budget too large for the keys);
+/// a geometry past the address space is [`Error::TooLarge`].
 fn split_words(kind: Kind, width: Width, blocks: usize, words: usize) -> Result<Geometry, Error> {
     let (Some(lower), Some(upper)) = (words.checked_div(blocks), words.checked_rem(blocks)) else {
         return Err(Error::TooLarge);
     };
     if lower > MAX_COLUMNS as usize || (lower == MAX_COLUMNS as usize && upper > 0) {
-        return Err(Error::TooLarge);
+        return Err(Error::InvalidBitsPerKey);
     }
     Geometry::new(kind, width, blocks, lower as u32, blocks - upper)
 }
