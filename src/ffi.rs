@@ -880,18 +880,22 @@ const _: () = {
     assert!(VERSION_MINOR < 256 && VERSION_PATCH < 256);
 };
 
-/// A decimal number (compile-time helper; panics, at compile time, on
-/// anything else).
-const fn parse_u32(text: &str) -> u32 {
-    let bytes = text.as_bytes();
-    assert!(!bytes.is_empty());
-    let mut value = 0u32;
-    let mut i = 0;
-    while i < bytes.len() {
-        assert!(bytes[i].is_ascii_digit());
-        value = value * 10 + (bytes[i] - b'0') as u32;
-        i += 1;
+/// The decimal number at the start of `bytes[from..]` and its digit count
+/// (compile-time helper).
+const fn decimal_at(bytes: &[u8], from: usize) -> (u32, usize) {
+    let (mut value, mut digits) = (0u32, 0);
+    while from + digits < bytes.len() && bytes[from + digits].is_ascii_digit() {
+        value = value * 10 + (bytes[from + digits] - b'0') as u32;
+        digits += 1;
     }
+    (value, digits)
+}
+
+/// `text` as a decimal number (compile-time helper; anything else fails
+/// the build).
+const fn parse_u32(text: &str) -> u32 {
+    let (value, digits) = decimal_at(text.as_bytes(), 0);
+    assert!(digits > 0 && digits == text.len());
     value
 }
 
@@ -918,14 +922,7 @@ const fn header_define(text: &str, name: &str) -> u32 {
             i += 1;
         }
         if matches {
-            let mut j = at + prefix.len() + name.len() + 1;
-            let mut value = 0u32;
-            let mut digits = 0;
-            while j < text.len() && text[j].is_ascii_digit() {
-                value = value * 10 + (text[j] - b'0') as u32;
-                digits += 1;
-                j += 1;
-            }
+            let (value, digits) = decimal_at(text, at + prefix.len() + name.len() + 1);
             assert!(digits > 0);
             return value;
         }
