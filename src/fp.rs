@@ -233,14 +233,8 @@ fn word<W: Word>(g: &Geometry, payload: &[u8], block: usize, column: usize) -> W
     if block >= g.num_blocks {
         return W::ZERO;
     }
-    let at = g
-        .block_word_offset(block)
-        .saturating_add(column)
-        .saturating_mul(W::BYTES);
-    payload
-        .get(at..)
-        .and_then(|bytes| W::read_word(bytes, 0))
-        .unwrap_or(W::ZERO)
+    let index = g.block_word_offset(block).saturating_add(column);
+    W::read_word(payload, index).unwrap_or(W::ZERO)
 }
 
 /// The excess of `blocks` from the exact rate at every [`REFINE_STEP`]-th
