@@ -10,7 +10,7 @@ use crate::dispatch::{self, Backend};
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::hash::{Coeff, Equation, Expander, FreeRows, remix};
-use crate::layout::{Geometry, HEADER_BYTES, Header, Width};
+use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::word::{Rows, Word};
 
 /// What happened to one key's equation.
@@ -56,8 +56,14 @@ const SORT_MIN_KEYS: usize = 4096;
 /// Rows per start bucket: the largest power of two whose rows fit
 /// [`BUCKET_ROW_BYTES`].
 fn slots_per_bucket(g: &Geometry) -> usize {
-    let row_bytes = 8 * row_words(g);
-    ((BUCKET_ROW_BYTES / row_bytes + 1).next_power_of_two() / 2).max(1)
+    slots_per_bucket_of(row_words(g))
+}
+
+/// [`slots_per_bucket`] for rows of `row_words` words (also for
+/// [`crate::bounds`]).
+pub(crate) const fn slots_per_bucket_of(row_words: usize) -> usize {
+    let slots = (BUCKET_ROW_BYTES / (8 * row_words) + 1).next_power_of_two() / 2;
+    if slots > 1 { slots } else { 1 }
 }
 
 /// log2 of the number of start buckets for a geometry (at most 2^20): the
@@ -88,7 +94,12 @@ pub(crate) fn sort_scratch_words(g: &Geometry, n: usize) -> Option<usize> {
 /// u64 words per row: the coefficient word(s), plus the result word for
 /// Standard Ribbon ([`Rows::stride`] for a geometry).
 fn row_words(g: &Geometry) -> usize {
-    g.w() / 64 + usize::from(g.kind.is_standard())
+    row_words_of(g.kind, g.width)
+}
+
+/// [`row_words`] for a kind and width (also for [`crate::bounds`]).
+pub(crate) const fn row_words_of(kind: Kind, width: Width) -> usize {
+    width.bits() as usize / 64 + kind.is_standard() as usize
 }
 
 /// u64 words of scratch a geometry needs.

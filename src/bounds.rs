@@ -40,6 +40,7 @@
 //! [`MAX_MILLIBITS_PER_KEY`](crate::MAX_MILLIBITS_PER_KEY) (plans beyond
 //! fail); results that do not fit saturate at `usize::MAX`.
 
+use crate::band;
 use crate::layout::{HEADER_BYTES, Kind, Width};
 
 const PPM: i128 = 1_000_000;
@@ -51,12 +52,7 @@ pub const fn max_filter_bytes(kind: Kind, width: Width, num_keys: usize, millibi
     // The plan's own payload rule with the columns at their most, the bits
     // per key (it takes the larger of the budget and one block of them).
     let words = crate::plan::budget_words(width, num_keys as u64, millibits, millibits as u64);
-    let bytes = HEADER_BYTES as u128 + words * (width.bits() as u128 / 8);
-    if bytes > usize::MAX as u128 {
-        usize::MAX
-    } else {
-        bytes as usize
-    }
+    saturate(HEADER_BYTES as i128 + words as i128 * (width.bits() as i128 / 8))
 }
 
 /// `u64` words [`Plan::banding_scratch_words`](crate::Plan::banding_scratch_words)
@@ -79,22 +75,14 @@ pub const fn max_scratch_words(kind: Kind, width: Width, num_keys: usize, millib
     // Buckets of 16 KiB of rows (`band::bucket_bits`): at most 2^20, a
     // power of two at most twice their count, and fewer than 2n + 256
     // slots (epsilon < 1 in the valid range) fill them.
-    let slots_per_bucket = match row_words(kind, width) {
-        1 => 2048,
-        2 => 1024,
-        _ => 512,
-    };
+    let slots_per_bucket = band::slots_per_bucket_of(band::row_words_of(kind, width)) as i128;
     let buckets = min(1 << 20, 2 * div_ceil(2 * n + 256, slots_per_bucket));
     saturate(slots * row_words(kind, width) + n + buckets)
 }
 
-/// `u64` words per slot of the banded system (`band::row_words`).
+/// `u64` words per slot of the banded system.
 const fn row_words(kind: Kind, width: Width) -> i128 {
-    let coefficients = width.bits() as i128 / 64;
-    match kind {
-        Kind::Homogeneous => coefficients,
-        Kind::Standard | Kind::StandardSmash => coefficients + 1,
-    }
+    band::row_words_of(kind, width) as i128
 }
 
 /// Most slots a plan gets (`plan::blocks_for`), from an upper bound of
