@@ -39,14 +39,18 @@ pub(crate) trait QueryKernel<W: Coeff> {
     unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, max_columns: usize) -> bool;
 }
 
-/// Keys expanded (and their blocks prefetched) before the first of them is
-/// evaluated: 64 on 64-bit targets (a chunk takes 3 KiB of stack for
-/// w = 64 and 4 KiB for w = 128); 8 on smaller ones, whose stacks are
-/// small and whose memory has little latency to hide.
-pub(crate) const CHUNK: usize = if cfg!(target_pointer_width = "64") {
-    64
+/// Keys one expansion writes: a vector kernel's lanes divide it.
+pub(crate) const CHUNK: usize = 8;
+
+/// Chunks in flight in a batch query: while chunk `i` is evaluated, the
+/// blocks of the next `CHUNKS_IN_FLIGHT - 1` chunks are already being
+/// loaded. Four on 64-bit targets (24-32 keys ahead; the ring takes 1.5 KiB
+/// of stack for w = 64 and 2 KiB for w = 128); one on smaller targets,
+/// whose stacks are small and whose memory has little latency to hide.
+const CHUNKS_IN_FLIGHT: usize = if cfg!(target_pointer_width = "64") {
+    4
 } else {
-    8
+    1
 };
 
 /// The probes of up to [`CHUNK`] keys, field by field (so that a vector
@@ -117,8 +121,10 @@ pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
     }
 }
 
-/// Batch query: per chunk of keys, expand and prefetch all, then evaluate
-/// all. `out.len() == hashes.len()`; the filter is not empty.
+/// Batch query as a pipeline over a ring of [`CHUNKS_IN_FLIGHT`] chunks:
+/// evaluate the oldest chunk, then expand the next keys into its slot and
+/// prefetch their blocks. `out.len() == hashes.len()`; the filter is not
+/// empty.
 ///
 /// # Safety
 /// The CPU supports `K`'s instruction set.
@@ -129,24 +135,48 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    let mut chunk = ProbeChunk::<W>::EMPTY;
+    let mut ring = [ProbeChunk::<W>::EMPTY; CHUNKS_IN_FLIGHT];
     let max_columns = probes.max_columns();
-    let mut start = 0;
-    while start < hashes.len() {
-        let end = hashes.len().min(start + CHUNK);
-        let (Some(keys), Some(answers)) = (hashes.get(start..end), out.get_mut(start..end)) else {
+    let mut pending = hashes.chunks(CHUNK);
+    for (chunk, keys) in ring.iter_mut().zip(pending.by_ref()) {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe { fill::<W, P, K>(probes, payload, keys, chunk, max_columns) };
+    }
+    for (index, answers) in out.chunks_mut(CHUNK).enumerate() {
+        let Some(chunk) = ring.get_mut(index % CHUNKS_IN_FLIGHT) else {
             return;
         };
-        start = end;
-        // SAFETY (all three): the caller guarantees the instruction set;
-        // the probes were just computed for this filter's geometry.
-        unsafe { K::expand(probes, keys, &mut chunk) };
-        for i in 0..keys.len() {
-            unsafe { K::prefetch(payload, &chunk.get(i), max_columns) };
-        }
         for (i, answer) in answers.iter_mut().enumerate() {
+            // SAFETY: the caller guarantees the instruction set; the
+            // probes were computed for this filter's geometry.
             *answer = unsafe { K::matches::<P>(payload, &chunk.get(i), max_columns) };
         }
+        if let Some(keys) = pending.next() {
+            // SAFETY: the caller guarantees the instruction set.
+            unsafe { fill::<W, P, K>(probes, payload, keys, chunk, max_columns) };
+        }
+    }
+}
+
+/// Expands `keys` into `chunk` and starts loading their blocks. A function
+/// rather than a closure: a closure would not inherit the caller's target
+/// features, and the kernels would not inline.
+///
+/// # Safety
+/// The CPU supports `K`'s instruction set.
+#[inline(always)]
+unsafe fn fill<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+    probes: &P,
+    payload: &[u8],
+    keys: &[u64],
+    chunk: &mut ProbeChunk<W>,
+    max_columns: usize,
+) {
+    // SAFETY (both): the caller guarantees the instruction set; the probes
+    // are computed here for this filter's geometry.
+    unsafe { K::expand(probes, keys, chunk) };
+    for i in 0..keys.len() {
+        unsafe { K::prefetch(payload, &chunk.get(i), max_columns) };
     }
 }
 

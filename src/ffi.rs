@@ -764,27 +764,17 @@ pub unsafe extern "C" fn ribbon_contains_batch(
         return RIBBON_ERR_NULL;
     }
     // SAFETY: non-NULL and writable for `n` bytes per the contract.
-    let out = unsafe { core::slice::from_raw_parts_mut(out, n) };
-    // As many as the kernels take at once (`arch::generic::CHUNK`).
-    const CHUNK: usize = 64;
-    let mut answers = [false; CHUNK];
-    let mut start = 0;
-    while start < n {
-        let end = n.min(start + CHUNK);
-        let (Some(keys), Some(dest), Some(answers)) = (
-            hashes.get(start..end),
-            out.get_mut(start..end),
-            answers.get_mut(..end - start),
-        ) else {
-            return Error::LengthMismatch.code();
-        };
-        start = end;
-        if let Err(e) = view.contains_batch(keys, answers) {
-            return e.code();
-        }
-        for (d, &a) in dest.iter_mut().zip(answers.iter()) {
-            *d = u8::from(a);
-        }
+    let bytes = unsafe { core::slice::from_raw_parts_mut(out, n) };
+    // Zero first: every byte is then a valid `false`, so the buffer can be
+    // answered in place, with no copy and no chunking that would restart
+    // the kernels' prefetch pipeline.
+    bytes.fill(0);
+    // SAFETY: `bool` has the size and alignment of `u8`, every byte now
+    // holds 0 (`false`), and the slice is the only reference to it while
+    // `answers` lives; the kernels store only `true` or `false`.
+    let answers = unsafe { core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<bool>(), n) };
+    if let Err(e) = view.contains_batch(hashes, answers) {
+        return e.code();
     }
     RIBBON_OK
 }
