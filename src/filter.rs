@@ -208,15 +208,7 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), ribbon_kernel::Error>(())
     /// ```
     pub fn estimated_fp_ppt(&self) -> u64 {
-        let g = &self.header.geometry;
-        let columns = crate::fp::column_fp_ppt(g);
-        if g.kind.is_standard() {
-            return columns;
-        }
-        let excess = crate::fp::homogeneous_excess_ppm(g, self.payload);
-        let ppm = 1_000_000u128;
-        let rate = u128::from(columns).saturating_mul(ppm.saturating_add(u128::from(excess))) / ppm;
-        rate.min(1_000_000_000_000) as u64
+        crate::fp::estimated_fp_ppt(&self.header.geometry, self.payload)
     }
 
     /// The equation `hash` contributes to this filter's system.

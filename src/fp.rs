@@ -72,7 +72,9 @@ pub(crate) fn columns_fp_at_most(g: &Geometry, num: u128, den: u128) -> bool {
     lhs <= rhs
 }
 
-/// FP rate of the columns in parts per trillion.
+/// FP rate of the columns in parts per trillion (in its own frame: see
+/// [`excess_of`]).
+#[inline(never)]
 pub(crate) fn column_fp_ppt(g: &Geometry) -> u64 {
     if g.num_blocks == 0 {
         return 0;
@@ -123,7 +125,15 @@ fn excess_ppm<W: Word>(g: &Geometry, payload: &[u8]) -> u64 {
     if g.num_blocks == 0 {
         return 0;
     }
-    let m = measure::<W>(g, payload);
+    excess_of(g, &measure::<W>(g, payload))
+}
+
+/// The excess in ppm that measurement `m` of `g`'s payload finds. Not
+/// inlined, like [`measure`]: 128-bit arithmetic takes many stack slots on
+/// 32-bit targets, and a frame of its own keeps them off the measurement's
+/// call chain.
+#[inline(never)]
+fn excess_of(g: &Geometry, m: &Measured) -> u64 {
     let (lower, upper) = start_weights(g);
     // Everything per start, scaled by 2^(lc + 1): the columns' rate is
     // 2 per lower start and 1 per upper start.
@@ -139,6 +149,25 @@ fn excess_ppm<W: Word>(g: &Geometry, payload: &[u8]) -> u64 {
     let excess = zero_excess.max(m.rank_excess);
     let ppm = excess.saturating_mul(PPM).checked_div(planned).unwrap_or(0);
     u64::try_from(ppm).unwrap_or(u64::MAX)
+}
+
+/// The FP rate of a filter with `g`'s geometry and payload in parts per
+/// trillion: the columns' rate, times one plus the Homogeneous excess.
+pub(crate) fn estimated_fp_ppt(g: &Geometry, payload: &[u8]) -> u64 {
+    let columns = column_fp_ppt(g);
+    if g.kind.is_standard() {
+        return columns;
+    }
+    scale_by_excess(columns, homogeneous_excess_ppm(g, payload))
+}
+
+/// `rate * (1 + excess_ppm / 10^6)`, at most one, in its own frame (see
+/// [`excess_of`]).
+#[inline(never)]
+fn scale_by_excess(rate_ppt: u64, excess_ppm: u64) -> u64 {
+    let rate =
+        u128::from(rate_ppt).saturating_mul(PPM.saturating_add(u128::from(excess_ppm))) / PPM;
+    rate.min(PPT) as u64
 }
 
 /// What [`measure`] finds in a payload.
@@ -179,45 +208,44 @@ const REFINE_STEP: usize = 8;
 /// homogeneous`), the larger of the two follows it within about 1 % of the
 /// column rate at 10^3 to 10^7 keys.
 ///
-/// Its stack is one array of 64 words (1 KiB for w = 128), shared by the
-/// rank samples and [`refine`]: words are read from the payload where they
-/// are used rather than copied block by block, so that builds fit small
-/// stacks (`tests/embedded`).
+/// Its stack is that of [`window_rank`]: words are read from the payload
+/// where they are used rather than copied block by block, so that builds
+/// fit small stacks (`tests/embedded`).
+#[inline(never)]
 fn measure<W: Word>(g: &Geometry, payload: &[u8]) -> Measured {
-    let w = W::BITS as usize;
     let mut m = Measured {
         zero_windows: [0; 2],
         rank_excess: 0,
     };
     let stride = g.num_blocks.div_ceil(RANK_SAMPLES).max(1);
-    let mut scratch = [W::ZERO; 64];
     for block in 0..g.num_blocks {
         let columns = (g.block_columns(block) as usize).min(64);
-        let offsets = block_starts(g, block, w);
-        let mut zeros = 0u32;
-        for column in 0..columns {
-            let (lo, hi): (W, W) = (
-                word(g, payload, block, column),
-                word(g, payload, block + 1, column),
-            );
-            zeros += zero_offsets(lo, hi, offsets);
-        }
+        let zeros = block_zero_windows::<W>(g, payload, block, columns);
         m.zero_windows[usize::from(block >= g.upper_start_block)] += u128::from(zeros);
-        if block % stride == 0 {
-            let Some(words) = scratch.get_mut(..columns) else {
-                break;
-            };
-            for (column, x) in words.iter_mut().enumerate() {
-                *x = word(g, payload, block, column);
-            }
-            if rank(words) < columns as u32 {
-                let group = block..(block + stride).min(g.num_blocks);
-                let excess = refine::<W>(g, payload, group, &mut scratch);
-                m.rank_excess = m.rank_excess.saturating_add(excess);
-            }
+        if block % stride == 0
+            && window_rank(columns, |column| word::<W>(g, payload, block, column)) < columns as u32
+        {
+            let group = block..(block + stride).min(g.num_blocks);
+            let excess = refine::<W>(g, payload, group);
+            m.rank_excess = m.rank_excess.saturating_add(excess);
         }
     }
     m
+}
+
+/// Zero windows of `block`'s first `columns` columns ([`zero_offsets`]).
+#[inline(never)]
+fn block_zero_windows<W: Word>(g: &Geometry, payload: &[u8], block: usize, columns: usize) -> u32 {
+    let offsets = block_starts(g, block, W::BITS as usize);
+    let mut zeros = 0u32;
+    for column in 0..columns {
+        let (lo, hi): (W, W) = (
+            word(g, payload, block, column),
+            word(g, payload, block + 1, column),
+        );
+        zeros += zero_offsets(lo, hi, offsets);
+    }
+    zeros
 }
 
 /// Starts in `block`: `w`, except one in the last block.
@@ -238,13 +266,9 @@ fn word<W: Word>(g: &Geometry, payload: &[u8], block: usize, column: usize) -> W
 }
 
 /// The excess of `blocks` from the exact rate at every [`REFINE_STEP`]-th
-/// start, scaled as [`Measured::rank_excess`]; `windows` is working space.
-fn refine<W: Word>(
-    g: &Geometry,
-    payload: &[u8],
-    blocks: core::ops::Range<usize>,
-    windows: &mut [W; 64],
-) -> u128 {
+/// start, scaled as [`Measured::rank_excess`].
+#[inline(never)]
+fn refine<W: Word>(g: &Geometry, payload: &[u8], blocks: core::ops::Range<usize>) -> u128 {
     let w = W::BITS as usize;
     let lc = g.lower_columns;
     let mut excess = 0u128;
@@ -253,17 +277,14 @@ fn refine<W: Word>(
         let starts = block_starts(g, block, w) as usize;
         let planned = lc + 1 - columns as u32;
         for offset in (0..starts).step_by(REFINE_STEP) {
-            let Some(windows) = windows.get_mut(..columns) else {
-                break;
-            };
-            for (column, window) in windows.iter_mut().enumerate() {
+            let window = |column: usize| {
                 let lo = word::<W>(g, payload, block, column);
-                *window = match offset as u32 {
+                match offset as u32 {
                     0 => lo,
                     o => (lo >> o) | (word::<W>(g, payload, block + 1, column) << (W::BITS - o)),
-                };
-            }
-            let rank = rank(windows);
+                }
+            };
+            let rank = window_rank(columns, window);
             let weight = u128::from(REFINE_STEP.min(starts - offset) as u32);
             let rate = shl_saturating(weight, lc + 1 - rank);
             excess = excess.saturating_add(rate - shl_saturating(weight, planned));
@@ -271,6 +292,88 @@ fn refine<W: Word>(
     }
     excess
 }
+
+/// The rank over GF(2) of the words `window(0..columns)` (at most 64 are
+/// read). 64-bit targets copy them into one array and eliminate
+/// ([`rank`]); 32-bit targets, whose stacks are small, eliminate the
+/// transposed matrix instead ([`rank_transposed`]: a quarter of the stack
+/// for w = 64, an eighth for w = 128, when there are at most 32 columns).
+/// Both give the same rank, so the filter bytes are the same everywhere.
+#[inline(always)]
+fn window_rank<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
+    if cfg!(target_pointer_width = "64") {
+        rank_of_copies(columns, window)
+    } else {
+        rank_transposed(columns, window)
+    }
+}
+
+/// [`rank`] of copies of the words, in a frame of its own.
+#[inline(never)]
+fn rank_of_copies<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
+    let mut words = [W::ZERO; 64];
+    let Some(words) = words.get_mut(..columns) else {
+        return 0;
+    };
+    for (column, x) in words.iter_mut().enumerate() {
+        *x = window(column);
+    }
+    rank(words)
+}
+
+/// The rank of the words `window(0..columns)` (`columns <= 64`) as that
+/// of their transpose: bit position `i` of the words gives a vector of
+/// `columns` bits (bit `j` from word `j`), eight positions per pass over
+/// the words, each reduced against a basis indexed by lowest set bit.
+/// Stops at full rank, which random words reach within the first
+/// `columns` positions. Vectors of up to 32 bits take a quarter of the
+/// stack that 64-bit ones do.
+#[inline(always)]
+fn rank_transposed<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
+    if columns <= 32 {
+        rank_transposed_u32(columns, window)
+    } else {
+        rank_transposed_u64(columns, window)
+    }
+}
+
+/// [`rank_transposed`] with vectors of one integer type.
+macro_rules! rank_transposed_with {
+    ($name:ident, $vector:ty) => {
+        #[inline(never)]
+        fn $name<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
+            let columns = columns.min(<$vector>::BITS as usize);
+            // Entry `p`: zero, or a vector whose lowest set bit is `p`.
+            let mut basis = [0 as $vector; <$vector>::BITS as usize];
+            let mut rank = 0;
+            let mut first = 0;
+            while first < W::BITS && rank < columns as u32 {
+                let mut positions = [0 as $vector; 8];
+                for j in 0..columns {
+                    let bits = window(j).checked_shr(first).to_u128() as u32;
+                    for (k, v) in positions.iter_mut().enumerate() {
+                        *v |= <$vector>::from((bits >> k) & 1 != 0) << j;
+                    }
+                }
+                for mut v in positions {
+                    // A zero vector indexes past the basis and stops.
+                    while let Some(b) = basis.get_mut(v.trailing_zeros() as usize) {
+                        if *b == 0 {
+                            *b = v;
+                            rank += 1;
+                            break;
+                        }
+                        v ^= *b;
+                    }
+                }
+                first += 8;
+            }
+            rank
+        }
+    };
+}
+rank_transposed_with!(rank_transposed_u32, u32);
+rank_transposed_with!(rank_transposed_u64, u64);
 
 /// The rank of `words` over GF(2), which it clobbers: Gaussian elimination
 /// on each word's lowest set bit, branch-free, so that the common full-rank
@@ -387,6 +490,50 @@ mod tests {
         // Dependent words: a word repeated, or the xor of two others.
         let mut words = [0x0f0f_u64, 0x3c3c, 0x0f0f ^ 0x3c3c, 0x8000, 0x0f0f];
         assert_eq!(rank(&mut words), 3);
+    }
+
+    /// The transposed elimination agrees with the direct one on random,
+    /// dependent and sparse words, for every column count.
+    fn transposed_rank_agrees<W: Word>(make: impl Fn(u64) -> W) {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..400 {
+            let columns = round % 65;
+            let mut words = [W::ZERO; 64];
+            for (j, word) in words.iter_mut().enumerate().take(columns) {
+                *word = match round % 4 {
+                    0 => make(next()),
+                    // Sparse: a few bits, often dependent.
+                    1 => make(next() & next() & next() & next()),
+                    // Low rank: words from a few random ones.
+                    2 => make(next() % 5 + 1),
+                    // Repeats and zeros.
+                    _ => make(if j % 3 == 0 { 0 } else { next() % 3 }),
+                };
+            }
+            let expect = rank(&mut words.clone()[..columns]);
+            let window = |j: usize| words[j];
+            assert_eq!(rank_of_copies(columns, window), expect, "round {round}");
+            assert_eq!(rank_transposed(columns, window), expect, "round {round}");
+            assert_eq!(
+                rank_transposed_u64(columns, window),
+                expect,
+                "round {round}"
+            );
+        }
+    }
+
+    #[test]
+    fn transposed_rank_agrees_with_elimination() {
+        transposed_rank_agrees::<u64>(|x| x);
+        transposed_rank_agrees::<u64>(|x| x << 40);
+        transposed_rank_agrees::<u128>(|x| u128::from(x) << 64 | u128::from(x.rotate_left(7)));
+        transposed_rank_agrees::<u128>(|x| u128::from(x) << 70);
     }
 
     #[test]
