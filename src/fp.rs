@@ -28,6 +28,7 @@
 //! measurement was never more than 0.018 of the column rate below the
 //! exact rate of the filter, nor more than 0.036 above it.
 
+use crate::arith::div;
 use crate::layout::{Geometry, Width};
 use crate::word::Word;
 
@@ -83,12 +84,7 @@ pub(crate) fn column_fp_ppt(g: &Geometry) -> u64 {
     let total = lower + upper;
     let one = PPT << 64;
     let lc = g.lower_columns;
-    let share = |columns: u32, weight: u128| {
-        (one >> columns)
-            .checked_div(total)
-            .unwrap_or(0)
-            .saturating_mul(weight)
-    };
+    let share = |columns: u32, weight: u128| div(one >> columns, total).saturating_mul(weight);
     let lower_part = share(lc, lower);
     let upper_part = if upper > 0 { share(lc + 1, upper) } else { 0 };
     ((lower_part + upper_part) >> 64) as u64
@@ -140,14 +136,12 @@ fn excess_of(g: &Geometry, m: &Measured) -> u64 {
     let lc = g.lower_columns;
     let planned = lower * 2 + upper;
     let per_zero = |zeros: u128, columns: u32| -> u128 {
-        shl_saturating(zeros, lc + 1)
-            .checked_div(u128::from(columns))
-            .unwrap_or(0)
+        div(shl_saturating(zeros, lc + 1), u128::from(columns))
     };
     let zero_excess =
         per_zero(m.zero_windows[0], lc).saturating_add(per_zero(m.zero_windows[1], lc + 1));
     let excess = zero_excess.max(m.rank_excess);
-    let ppm = excess.saturating_mul(PPM).checked_div(planned).unwrap_or(0);
+    let ppm = div(excess.saturating_mul(PPM), planned);
     u64::try_from(ppm).unwrap_or(u64::MAX)
 }
 
@@ -165,8 +159,10 @@ pub(crate) fn estimated_fp_ppt(g: &Geometry, payload: &[u8]) -> u64 {
 /// [`excess_of`]).
 #[inline(never)]
 fn scale_by_excess(rate_ppt: u64, excess_ppm: u64) -> u64 {
-    let rate =
-        u128::from(rate_ppt).saturating_mul(PPM.saturating_add(u128::from(excess_ppm))) / PPM;
+    let rate = div(
+        u128::from(rate_ppt).saturating_mul(PPM.saturating_add(u128::from(excess_ppm))),
+        PPM,
+    );
     rate.min(PPT) as u64
 }
 
@@ -516,7 +512,8 @@ mod tests {
                     _ => make(if j % 3 == 0 { 0 } else { next() % 3 }),
                 };
             }
-            let expect = rank(&mut words.clone()[..columns]);
+            let mut copy = words;
+            let expect = rank(&mut copy[..columns]);
             let window = |j: usize| words[j];
             assert_eq!(rank_of_copies(columns, window), expect, "round {round}");
             assert_eq!(rank_transposed(columns, window), expect, "round {round}");

@@ -10,6 +10,7 @@ extern crate std;
 
 #[path = "../arch/mod.rs"]
 mod arch;
+mod arith;
 mod band;
 pub mod bounds;
 mod detect;

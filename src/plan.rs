@@ -3,6 +3,7 @@
 //! All math here is integer or fixed point (ppm = parts per million), because
 //! kernel callers cannot use the FPU.
 
+use crate::arith::{div, div_ceil};
 use crate::band::{self, Banding};
 use crate::dispatch::Backend;
 use crate::error::Error;
@@ -719,24 +720,6 @@ fn interpolate(table: &[(u32, u64)], x: u32) -> u64 {
     y.max(0) as u64
 }
 
-/// `a / b`, or 0 when `b` is 0. Sizing never divides by zero; spelling it
-/// this way leaves no panic path in the C ABI where the compiler cannot see
-/// that.
-const fn div(a: u128, b: u128) -> u128 {
-    match a.checked_div(b) {
-        Some(q) => q,
-        None => 0,
-    }
-}
-
-/// `a / b` rounded up, or 0 when `b` is 0 (see [`div`]).
-const fn div_ceil(a: u128, b: u128) -> u128 {
-    match (a.checked_div(b), a.checked_rem(b)) {
-        (Some(q), Some(r)) => q + (r != 0) as u128,
-        _ => 0,
-    }
-}
-
 /// log2(x) in 1/256 units: integer part exact, fraction linear in the
 /// mantissa (within 0.09 of the true value, plenty for sizing).
 fn log2_q8(x: u64) -> u32 {
@@ -802,14 +785,23 @@ fn columns_for_bits(kind: Kind, width: Width, num_keys: usize, millibits: u32) -
 /// Columns per slot, in thousandths rounded up, whose FP rate
 /// `2^-lc * (1 - u/2)` (a fraction `u` of slots with `lc + 1` columns) is
 /// at most `den / num`. `None` if more than 64 columns would be needed.
+/// `num >= den > 0` (a rate below one).
+#[inline(never)]
 fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
-    // lc = floor(log2(num / den)).
-    let mut lc = 0u32;
-    while (den << (lc + 1)) <= num {
-        lc += 1;
-        if lc >= MAX_COLUMNS {
-            return None;
-        }
+    if den == 0 || num < den {
+        return None;
+    }
+    // lc = floor(log2(num / den)): the largest shift with den << lc <= num,
+    // from the bit lengths (a shift loop unrolls into a large frame on
+    // 32-bit targets).
+    let shift = den.leading_zeros() - num.leading_zeros();
+    let lc = if (den << shift) > num {
+        shift - 1
+    } else {
+        shift
+    };
+    if lc >= MAX_COLUMNS {
+        return None;
     }
     // u = 2 (N - 2^lc) / N with N = num / den.
     let low = den << lc;
@@ -829,6 +821,7 @@ fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
 /// 1,000 keys, w = 128, most key sets matched 10 to 1000 times more
 /// non-members than the columns allow). It also always keeps
 /// [`MIN_FREE_SLOTS`] plus one per column free.
+#[inline(never)]
 fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize {
     let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
     let n = num_keys as u128;
@@ -903,6 +896,12 @@ mod tests {
         assert_eq!(columns_for_fp(100, 1), Some(6720));
         assert_eq!(columns_for_fp(u128::from(u64::MAX), 1), Some(64_000));
         assert_eq!(columns_for_fp(1 << 65, 1), None);
+        assert_eq!(columns_for_fp(1 << 64, 1), None);
+        assert_eq!(columns_for_fp((1 << 64) - 1, 1), Some(64_000));
+        assert_eq!(columns_for_fp(2_000_000, 1_000_000), Some(1000));
+        assert_eq!(columns_for_fp(3_999_999, 1_000_000), Some(2000));
+        assert_eq!(columns_for_fp(999, 1000), None);
+        assert_eq!(columns_for_fp(5, 0), None);
     }
 
     #[test]

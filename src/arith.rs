@@ -1,0 +1,98 @@
+//! 128-bit division for sizing and FP math, in a frame of its own.
+//!
+//! On 32-bit targets LLVM expands each `u128` division inline into
+//! hundreds of instructions and stack slots (700 bytes for one small
+//! function on a Cortex-M4). Sizing and the FP measurement divide a few
+//! times per plan or build, so one shift-and-subtract loop, shared and
+//! never inlined, costs nothing that matters and keeps those frames small.
+
+/// `(a / b, a % b)`, or `None` when `b` is 0.
+#[inline(never)]
+pub(crate) const fn div_rem(a: u128, b: u128) -> Option<(u128, u128)> {
+    if b == 0 {
+        return None;
+    }
+    if a < b {
+        return Some((0, a));
+    }
+    // Align b's top bit with a's, then one quotient bit per step.
+    let shift = b.leading_zeros() - a.leading_zeros();
+    let mut d = b << shift;
+    let mut r = a;
+    let mut q = 0u128;
+    let mut step = 0;
+    while step <= shift {
+        q <<= 1;
+        if r >= d {
+            r -= d;
+            q |= 1;
+        }
+        d >>= 1;
+        step += 1;
+    }
+    Some((q, r))
+}
+
+/// `a / b`, or 0 when `b` is 0. Sizing never divides by zero; spelling it
+/// this way leaves no panic path in the C ABI where the compiler cannot see
+/// that.
+pub(crate) const fn div(a: u128, b: u128) -> u128 {
+    match div_rem(a, b) {
+        Some((q, _)) => q,
+        None => 0,
+    }
+}
+
+/// `a / b` rounded up, or 0 when `b` is 0 (see [`div`]).
+pub(crate) const fn div_ceil(a: u128, b: u128) -> u128 {
+    match div_rem(a, b) {
+        Some((q, r)) => q + (r != 0) as u128,
+        None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_native_division() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [
+            0u128,
+            1,
+            2,
+            3,
+            999,
+            1000,
+            1 << 64,
+            (1 << 64) - 1,
+            u128::MAX,
+            u128::MAX - 1,
+            1 << 127,
+        ];
+        let mut values: std::vec::Vec<u128> = edges.to_vec();
+        for _ in 0..300 {
+            let wide = (u128::from(next()) << 64) | u128::from(next());
+            // Spread the bit lengths.
+            values.push(wide >> (next() % 128));
+        }
+        for &a in &values {
+            for &b in &values {
+                let expect = a.checked_div(b).zip(a.checked_rem(b));
+                assert_eq!(div_rem(a, b), expect, "{a} / {b}");
+                assert_eq!(div(a, b), a.checked_div(b).unwrap_or(0));
+                assert_eq!(
+                    div_ceil(a, b),
+                    expect.map_or(0, |(q, r)| q + u128::from(r != 0))
+                );
+            }
+        }
+    }
+}
