@@ -430,11 +430,24 @@ impl Plan {
         if !self.geometry.kind.is_standard() {
             return self.build_homogeneous(hashes, scratch, sort, out);
         }
+        self.build_standard(hashes, scratch, sort, out)
+    }
+
+    /// Standard builds: the first seed whose banding is consistent. Not
+    /// inlined (nor is [`Plan::build_homogeneous`]): each kind's frame
+    /// then stands alone on small stacks.
+    #[inline(never)]
+    fn build_standard<'a>(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+        out: &'a mut [u8],
+    ) -> Result<FilterRef<'a>, Error> {
         for attempt in 0..self.max_seeds() {
             let seed = self.seed.wrapping_add(attempt);
-            let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch, NO_LIMIT)?;
-            if banding.add_all_sorted(hashes, sort).is_ok() {
-                return banding.finish(out);
+            if self.band_and_solve(seed, hashes, scratch, sort, out)? {
+                return FilterRef::from_bytes(out);
             }
         }
         Err(Error::ConstructionFailed)
@@ -443,6 +456,7 @@ impl Plan {
     /// Homogeneous builds: keep the first seed whose measured excess keeps
     /// the FP promise. If none of [`HOMOGENEOUS_SEEDS`] does (adversarial or
     /// degenerate keys), the filter of the seed with the least excess.
+    #[inline(never)]
     fn build_homogeneous<'a>(
         &self,
         hashes: &[u64],
@@ -478,15 +492,33 @@ impl Plan {
         sort: &mut [u64],
         out: &mut [u8],
     ) -> Result<u64, Error> {
-        let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch, NO_LIMIT)?;
         // Homogeneous banding never meets an inconsistency, and the build
         // checked the key count.
-        banding
-            .add_all_sorted(hashes, sort)
-            .map_err(|()| Error::ConstructionFailed)?;
-        banding.solve_into(out)?;
+        if !self.band_and_solve(seed, hashes, scratch, sort, out)? {
+            return Err(Error::ConstructionFailed);
+        }
         let payload = out.get(HEADER_BYTES..).unwrap_or(&[]);
         Ok(fp::homogeneous_excess_ppm(&self.geometry, payload))
+    }
+
+    /// Bands `hashes` with `seed` and, if the system is consistent, writes
+    /// the filter to `out`; whether it was. In a frame of its own: the
+    /// banding's state is gone before a Homogeneous measurement runs.
+    #[inline(never)]
+    fn band_and_solve(
+        &self,
+        seed: u32,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<bool, Error> {
+        let mut banding = Banding::new(self.geometry, seed, self.backend(), scratch, NO_LIMIT)?;
+        if banding.add_all_sorted(hashes, sort).is_err() {
+            return Ok(false);
+        }
+        banding.solve_into(out)?;
+        Ok(true)
     }
 
     /// Starts an incremental build with this plan's first seed: add key
