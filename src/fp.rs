@@ -498,8 +498,10 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for round in 0..400 {
-            let columns = round % 65;
+        // Miri interprets every bit operation: a few rounds of each shape.
+        let rounds = if cfg!(miri) { 4 } else { 400 };
+        for round in 0..rounds {
+            let columns = (round * 37) % 65;
             let mut words = [W::ZERO; 64];
             for (j, word) in words.iter_mut().enumerate().take(columns) {
                 *word = match round % 4 {
