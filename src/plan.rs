@@ -611,10 +611,7 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
 fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, keys: u64) -> u64 {
     match kind {
         Kind::Homogeneous => per_width(width, homogeneous_epsilon_w_milli(width, r_milli, keys)),
-        Kind::Standard | Kind::StandardSmash => {
-            let table = standard_epsilon_table(kind, width);
-            interpolate(table, log2_q8(keys.max(1)))
-        }
+        Kind::Standard | Kind::StandardSmash => standard_epsilon_ppm(kind, width, keys),
     }
 }
 
@@ -670,7 +667,7 @@ fn homogeneous_epsilon_w_milli(width: Width, r_milli: u64, keys: u64) -> u64 {
 
 /// (log2(m) in 1/256 units, epsilon ppm) points, increasing in log2(m);
 /// extrapolated linearly past the last two points, flat before the first.
-fn standard_epsilon_table(kind: Kind, width: Width) -> &'static [(u32, u64)] {
+const fn standard_epsilon_table(kind: Kind, width: Width) -> &'static [(u32, u64)] {
     match (kind, width) {
         (Kind::StandardSmash, Width::W64) => &STANDARD_SMASH_W64,
         (Kind::StandardSmash, Width::W128) => &STANDARD_SMASH_W128,
@@ -728,33 +725,44 @@ const STANDARD_SMASH_W128: [(u32, u64); 9] = [
     (7680, 85_132),
 ];
 
-fn interpolate(table: &[(u32, u64)], x: u32) -> u64 {
-    let Some(&(x0, y0)) = table.first() else {
+const fn interpolate(table: &[(u32, u64)], x: u32) -> u64 {
+    let [(x0, y0), rest @ ..] = table else {
         return 0;
     };
-    if x <= x0 {
-        return y0;
+    if x <= *x0 {
+        return *y0;
     }
     // The segment containing x, or the last one to extrapolate.
-    let segment = table
-        .windows(2)
-        .find(|pair| pair.get(1).is_some_and(|p| x <= p.0))
-        .or_else(|| table.windows(2).last());
-    let Some(&[(xa, ya), (xb, yb)]) = segment else {
-        return y0;
-    };
-    let dx = i128::from(x) - i128::from(xa);
-    let dy = i128::from(yb) - i128::from(ya);
-    let y = i128::from(ya)
-        + (dy * dx)
-            .checked_div(i128::from(xb) - i128::from(xa))
-            .unwrap_or(0);
-    y.max(0) as u64
+    let (mut xa, mut ya) = (*x0, *y0);
+    let mut rest = rest;
+    while let [(xb, yb), tail @ ..] = rest {
+        if x <= *xb || tail.is_empty() {
+            let dx = x as i128 - xa as i128;
+            let dy = *yb as i128 - ya as i128;
+            let step = match (dy * dx).checked_div(*xb as i128 - xa as i128) {
+                Some(step) => step,
+                None => 0,
+            };
+            let y = ya as i128 + step;
+            return if y > 0 { y as u64 } else { 0 };
+        }
+        (xa, ya) = (*xb, *yb);
+        rest = tail;
+    }
+    *y0
+}
+
+/// The Standard kinds' overhead `epsilon` in ppm for `keys` keys (the
+/// measured table at log2 of the keys); [`crate::bounds`] uses it where a
+/// w = 128 filter has few blocks.
+pub(crate) const fn standard_epsilon_ppm(kind: Kind, width: Width, keys: u64) -> u64 {
+    let keys = if keys > 1 { keys } else { 1 };
+    interpolate(standard_epsilon_table(kind, width), log2_q8(keys))
 }
 
 /// log2(x) in 1/256 units: integer part exact, fraction linear in the
 /// mantissa (within 0.09 of the true value, plenty for sizing).
-fn log2_q8(x: u64) -> u32 {
+const fn log2_q8(x: u64) -> u32 {
     let int = 63 - x.leading_zeros();
     let frac = if int >= 8 {
         ((x >> (int - 8)) & 0xff) as u32
