@@ -183,10 +183,10 @@ size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
  *                                                    RIBBON_WIDTH_64, KEYS, 7700)];
  *
  * The filter size is exact from 1,000 keys on; the scratch bounds are at
- * most 10 % above the plan's from 1,000 keys on (w = 128 below 1,300 keys:
- * one block of 128 slots, up to 12.5 %). Arguments must be constants
- * (they are evaluated many times); valid for keys <= 2^40 and
- * millibits <= 131072. The same numbers at run time: ribbon_max_*.
+ * most 10 % above the plan's from 1,000 keys on. Arguments must be
+ * constants (they are evaluated many times, and each use expands to about
+ * 150 KB of preprocessed text: name a bound once, in an enum or a macro
+ * used once); valid for keys <= 2^40 and millibits <= 131072. The same numbers at run time: ribbon_max_*.
  * Rust: ribbon_kernel::bounds. The formulas are explained there. */
 #define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
     ((size_t)(40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
@@ -232,26 +232,56 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
      ((n) > (1ull << 40)))
 #define RIBBON__ROW_WORDS(kind, width) \
     ((long long)(width) / 64 + ((kind) != RIBBON_KIND_HOMOGENEOUS))
-/* Homogeneous: eq. 7 and the tail term at the most columns, r. */
-#define RIBBON__HOM_R(width, mb) \
-    ((long long)(mb) * 1000000 / (1000000 + ((width) == 64 ? 68750 : 32812)))
-#define RIBBON__HOM_EQ7(width, mb) \
-    ((16000 + RIBBON__HOM_R(width, mb)) / 4 * ((width) == 64 ? 110 : 105) / 100)
-#define RIBBON__HOM_TAIL(width, keys, mb) \
-    (6600 + ((width) == 64 ? 300 : 200) * (RIBBON__HOM_R(width, mb) - 7000) / 1000 + \
-     1300 * (RIBBON__MIN(RIBBON__CEIL_LOG2(keys) * 30103ll / 100, \
-                         301 * RIBBON__HOM_R(width, mb) / 1000 + 3900) - 6000) / 1000)
+/* Homogeneous: eq. 7 and the tail term at r columns (thousandths), with
+ * log10 of the keys (thousandths) from above. The plan iterates
+ * r = bits / (1 + eps(r)) four times from r = bits; the same steps with
+ * eps from above and from below (eq. 7 alone) in turn end at least at the
+ * plan's r (see src/bounds.rs). */
+#define RIBBON__HOM_EQ7(width, r) ((16000 + (r)) / 4 * ((width) == 64 ? 110 : 105) / 100)
+#define RIBBON__HOM_TAIL(width, r, log10_keys) \
+    (6600 + ((width) == 64 ? 300 : 200) * ((r) - 7000) / 1000 + \
+     1300 * (RIBBON__MIN(log10_keys, 301 * (r) / 1000 + 3900) - 6000) / 1000)
+#define RIBBON__PER_WIDTH(width, eps_w_milli) ((eps_w_milli) * 1000 / (long long)(width))
+#define RIBBON__HOM_STEP_ABOVE(width, keys, mb, r) \
+    ((long long)(mb) * 1000000 / \
+     (1000000 + RIBBON__PER_WIDTH(width, (keys) <= (1ull << 15) && (mb) <= 70000 \
+                                             ? RIBBON__HOM_EQ7(width, r) \
+                                             : RIBBON__MAX(RIBBON__HOM_EQ7(width, (long long)(mb)), \
+                                                           RIBBON__HOM_TAIL(width, (long long)(mb), 12342ll)))))
+#define RIBBON__HOM_STEP_BELOW(width, mb, r) \
+    ((long long)(mb) * 1000000 / (1000000 + RIBBON__PER_WIDTH(width, RIBBON__HOM_EQ7(width, r))))
+#define RIBBON__HOM_R2(width, keys, mb) \
+    RIBBON__HOM_STEP_BELOW(width, mb, RIBBON__HOM_STEP_ABOVE(width, keys, mb, (long long)(mb)))
+#define RIBBON__HOM_R4(width, keys, mb) \
+    (RIBBON__HOM_STEP_BELOW(width, mb, RIBBON__HOM_STEP_ABOVE(width, keys, mb, RIBBON__HOM_R2(width, keys, mb))) + \
+     ((mb) == 1))
 #define RIBBON__HOM_EPS(width, keys, mb) \
-    (RIBBON__MAX(RIBBON__HOM_EQ7(width, mb), RIBBON__HOM_TAIL(width, keys, mb)) * \
-     1000 / (long long)(width))
-/* Standard: a line above the measured table per kind and width. */
+    RIBBON__PER_WIDTH(width, RIBBON__MAX(RIBBON__HOM_EQ7(width, RIBBON__HOM_R4(width, keys, mb)), \
+                                         RIBBON__HOM_TAIL(width, RIBBON__HOM_R4(width, keys, mb), \
+                                                          RIBBON__CEIL_LOG2(keys) * 30103ll / 100)))
+/* Standard: with w = 128 and 512 to 2047 keys (4 to 16 blocks) the plan's
+ * table itself (src/plan.rs STANDARD_W128, STANDARD_SMASH_W128) at log2 of
+ * the keys in 1/256 units, which is linear in the keys there; elsewhere a
+ * line above the table per kind and width. */
+#define RIBBON__X128(keys) \
+    ((keys) < 1024 ? 2048 + ((long long)(keys) >> 1) : 2304 + ((long long)(keys) >> 2))
+#define RIBBON__SEGMENT(x, xa, ya, xb, yb) ((ya) + ((yb) - (ya)) * ((x) - (xa)) / ((xb) - (xa)))
+#define RIBBON__STD_EPS_128(kind, keys) \
+    (RIBBON__X128(keys) <= 2386 \
+         ? ((kind) == RIBBON_KIND_STANDARD ? 24000ll \
+                                           : RIBBON__SEGMENT(RIBBON__X128(keys), 2048, 19900ll, 2386, 7900ll)) \
+         : ((kind) == RIBBON_KIND_STANDARD \
+                ? RIBBON__SEGMENT(RIBBON__X128(keys), 2386, 24000ll, 2839, 20200ll) \
+                : RIBBON__SEGMENT(RIBBON__X128(keys), 2386, 7900ll, 2839, 4600ll)))
 #define RIBBON__STD_EPS(kind, width, keys) \
-    RIBBON__MAX((kind) == RIBBON_KIND_STANDARD ? ((width) == 64 ? 61900 : 24000) \
-                                                : ((width) == 64 ? 26700 : 19900), \
-                ((kind) == RIBBON_KIND_STANDARD \
-                     ? ((width) == 64 ? -46707 : -26022) \
-                     : ((width) == 64 ? -47432 : -26322)) + \
-                    ((width) == 64 ? 8300 : 3800) * RIBBON__CEIL_LOG2(keys))
+    ((width) == 128 && (keys) >= 512 && (keys) < 2048 \
+         ? RIBBON__STD_EPS_128(kind, keys) \
+         : RIBBON__MAX((kind) == RIBBON_KIND_STANDARD ? ((width) == 64 ? 61900 : 24000) \
+                                                     : ((width) == 64 ? 26700 : 19900), \
+                       ((kind) == RIBBON_KIND_STANDARD \
+                            ? ((width) == 64 ? -46707 : -26022) \
+                            : ((width) == 64 ? -47432 : -26322)) + \
+                           ((width) == 64 ? 8300 : 3800) * RIBBON__CEIL_LOG2(keys)))
 #define RIBBON__EPS(kind, width, keys, mb) \
     ((kind) == RIBBON_KIND_HOMOGENEOUS ? RIBBON__HOM_EPS(width, keys, mb) \
                                        : RIBBON__STD_EPS(kind, width, keys))

@@ -4,18 +4,17 @@
 //! For `(kind, width, num_keys, millibits)` each bound is at least what
 //! [`Plan::new`](crate::Plan::new) with the same arguments asks for, and
 //! (checked by `tests/bounds.rs` over a sweep) at most 10 % more once
-//! `num_keys >= 1000`, but for one case: with w = 128 below 1,300 keys,
-//! where a filter has only 8 to 10 blocks, the scratch bounds may count
-//! one block more than the plan has (up to 12.5 %). The filter size is
-//! exact for 1,000 keys or more: a plan for bits per key spends exactly its
-//! budget, rounded up to a word.
+//! `num_keys >= 1000`. The filter size is exact for 1,000 keys or more: a
+//! plan for bits per key spends exactly its budget, rounded up to a word.
 //!
 //! The same formulas are the `RIBBON_*_MAX` macros of
 //! `include/ribbon_kernel.h` (and `ribbon_max_*` in the C ABI); the C test
 //! checks that both give the same numbers. They are closed forms so that a
-//! C preprocessor can evaluate them: the exact sizing iterates, these bound
-//! each step instead (the overhead `epsilon` from above, the columns per
-//! slot by the bits per key).
+//! C preprocessor can evaluate them: where the exact sizing interpolates
+//! in log2 of the keys, these use a line above it (or, for w = 128 filters
+//! of 4 to 16 blocks, the same table, linear in the keys there); where it
+//! iterates the columns per slot, these take the same number of steps with
+//! the overhead from above and from below in turn.
 //!
 //! ```
 //! use ribbon_kernel::{Kind, Plan, Width, bounds};
@@ -112,25 +111,37 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
     let log2_keys = min(ceil_log2(n), 41);
     match kind {
         Kind::Homogeneous => {
-            // `plan::homogeneous_epsilon_w_milli` grows with the columns
-            // and with log2 of the keys. The columns are the bits per key
-            // over `1 + epsilon`, and epsilon is at least eq. 7 at zero
-            // columns.
-            let (eq7_percent, per_column, least_eps) = match width {
-                Width::W64 => (110, 300, 68_750),
-                Width::W128 => (105, 200, 32_812),
-            };
-            let r = millibits * PPM / (PPM + least_eps);
-            let eq7 = (16_000 + r) / 4 * eq7_percent / 100;
+            // The plan iterates r = bits / (1 + epsilon(r)) four times
+            // from r = bits, and epsilon grows with r, so the iterates
+            // alternate around the fixed point and close in: r1 <= r3 <=
+            // r* <= r4 <= r2. The same steps with epsilon from above
+            // (`homogeneous_step_above`) for the odd ones and from below
+            // (eq. 7 alone) for the even ones end at least at the plan's
+            // r4; exactly at it up to 2^15 keys and 70 bits per key. The
+            // plan keeps at least 1, which it only raises for 1 millibit.
+            let r1 = homogeneous_step_above(width, millibits, millibits, log2_keys);
+            let r2 = homogeneous_step_below(width, millibits, r1);
+            let r3 = homogeneous_step_above(width, millibits, r2, log2_keys);
+            let r4 = homogeneous_step_below(width, millibits, r3);
+            let upper = r4 + (millibits == 1) as i128;
             let log10_keys = log2_keys * 30_103 / 100;
-            let l = min(log10_keys, 301 * r / 1000 + 3_900);
-            let tail = 6_600 + per_column * (r - 7_000) / 1000 + 1_300 * (l - 6_000) / 1000;
-            max(eq7, tail) * 1000 / width.bits() as i128
+            let eps = max(
+                homogeneous_eq7_w_milli(width, upper),
+                homogeneous_tail_w_milli(width, upper, log10_keys),
+            );
+            per_width(width, eps)
         }
-        // Lines above the measured tables (`plan::standard_epsilon_table`):
-        // the last segment's growth per doubling of the keys, at least the
-        // table's first points; 1.6 % above them at most.
+        // Where a w = 128 filter has 4 to 16 blocks, one block more would
+        // be 6-25 %: the plan's own table there (log2 of the keys in
+        // 1/256 units is linear in the keys between powers of two, which
+        // the C macros use). Elsewhere lines above the measured tables
+        // (`plan::standard_epsilon_table`): the last segment's growth per
+        // doubling of the keys, at least the table's first points; 1.6 %
+        // above them at most.
         Kind::Standard | Kind::StandardSmash => {
+            if matches!(width, Width::W128) && n >= 512 && n < 2048 {
+                return crate::plan::standard_epsilon_ppm(kind, width, n as u64) as i128;
+            }
             let (floor, base, per_doubling) = match (kind, width) {
                 (Kind::Standard, Width::W64) => (61_900, -46_707, 8_300),
                 (Kind::Standard, Width::W128) => (24_000, -26_022, 3_800),
@@ -142,12 +153,70 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
     }
 }
 
+/// One step `bits / (1 + epsilon(r))` of the plan's iteration, at most
+/// the plan's (`r <= bits`). Up to 2^15 keys (log10 at most 4.515) and 70
+/// bits per key, the tail term is below eq. 7 for every such `r` and the
+/// step is the plan's own; otherwise epsilon at `r = bits`, which is at
+/// least epsilon at `r`, with log10 of the keys at its cap.
+const fn homogeneous_step_above(width: Width, millibits: i128, r: i128, log2_keys: i128) -> i128 {
+    let eps = if log2_keys <= 15 && millibits <= 70_000 {
+        homogeneous_eq7_w_milli(width, r)
+    } else {
+        max(
+            homogeneous_eq7_w_milli(width, millibits),
+            homogeneous_tail_w_milli(width, millibits, 12_342),
+        )
+    };
+    div(millibits * PPM, PPM + per_width(width, eps))
+}
+
+/// One step `bits / (1 + epsilon(r))` with epsilon from below (eq. 7
+/// alone): at least the plan's.
+const fn homogeneous_step_below(width: Width, millibits: i128, r: i128) -> i128 {
+    let eps = per_width(width, homogeneous_eq7_w_milli(width, r));
+    div(millibits * PPM, PPM + eps)
+}
+
+/// The tail term of `plan::homogeneous_epsilon_w_milli` at `r` columns
+/// (thousandths), with `log10_keys` (thousandths) from above.
+const fn homogeneous_tail_w_milli(width: Width, r: i128, log10_keys: i128) -> i128 {
+    let per_column = match width {
+        Width::W64 => 300,
+        Width::W128 => 200,
+    };
+    let l = min(log10_keys, 301 * r / 1000 + 3_900);
+    6_600 + per_column * (r - 7_000) / 1000 + 1_300 * (l - 6_000) / 1000
+}
+
+/// Eq. 7 of `plan::homogeneous_epsilon_w_milli`, the same arithmetic.
+const fn homogeneous_eq7_w_milli(width: Width, r: i128) -> i128 {
+    let percent = match width {
+        Width::W64 => 110,
+        Width::W128 => 105,
+    };
+    (16_000 + r) / 4 * percent / 100
+}
+
+/// `epsilon * w` in thousandths as ppm.
+const fn per_width(width: Width, eps_w_milli: i128) -> i128 {
+    eps_w_milli * 1000 / width.bits() as i128
+}
+
 /// `ceil(log2(n))`, 0 for `n <= 1`.
 const fn ceil_log2(n: i128) -> i128 {
     if n <= 1 {
         0
     } else {
         128 - (n - 1).leading_zeros() as i128
+    }
+}
+
+/// `a / b`, or 0 when `b` is 0 (never, for these arguments; spelled so that
+/// the C ABI has no panic path).
+const fn div(a: i128, b: i128) -> i128 {
+    match a.checked_div(b) {
+        Some(q) => q,
+        None => 0,
     }
 }
 

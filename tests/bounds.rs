@@ -57,10 +57,7 @@ fn check(kind: Kind, width: Width, n: usize, millibits: u32) -> f64 {
         if exact > 0 {
             worst = worst.max(bound as f64 / exact as f64);
         }
-        // See `ribbon_kernel::bounds`: one block more may be counted for
-        // w = 128 below 1,300 keys (128 slots of up to 3 words).
-        let one_block_over = width == Width::W128 && n < 1300 && bound <= exact + 3 * 128;
-        if n >= 1000 && !one_block_over {
+        if n >= 1000 {
             assert!(
                 bound as f64 <= 1.10 * exact as f64,
                 "{kind:?} {width:?} {n} keys {millibits} millibits: {what} bound {bound} > 1.1 x {exact}"
