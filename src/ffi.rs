@@ -525,7 +525,7 @@ pub unsafe extern "C" fn ribbon_build(
         // SAFETY: non-NULL, writable for `out_len` bytes, not overlapping.
         unsafe { core::slice::from_raw_parts_mut(out, out_len) }
     };
-    status(plan.build(hashes, scratch, out).map(|_| ()))
+    status(plan.build_in_place(hashes, scratch, out).map(|_| ()))
 }
 
 /// `uint64_t` words of scratch a streaming build (`ribbon_banding_init`)

@@ -281,12 +281,21 @@ fn refine<W: Word>(g: &Geometry, payload: &[u8], blocks: core::ops::Range<usize>
                 }
             };
             let rank = window_rank(columns, window);
-            let weight = u128::from(REFINE_STEP.min(starts - offset) as u32);
-            let rate = shl_saturating(weight, lc + 1 - rank);
-            excess = excess.saturating_add(rate - shl_saturating(weight, planned));
+            let weight = REFINE_STEP.min(starts - offset) as u32;
+            excess = excess.saturating_add(rank_excess(weight, lc + 1 - rank, planned));
         }
     }
     excess
+}
+
+/// `weight` starts at `2^-rank` less the same at the planned rate, both
+/// scaled by `2^(lc + 1)` (as `shift = lc + 1 - rank` and `planned`). In a
+/// frame of its own: 128-bit shifts take stack slots on 32-bit targets,
+/// and [`refine`] holds its frame while a rank is computed.
+#[inline(never)]
+fn rank_excess(weight: u32, shift: u32, planned: u32) -> u128 {
+    let weight = u128::from(weight);
+    shl_saturating(weight, shift) - shl_saturating(weight, planned)
 }
 
 /// The rank over GF(2) of the words `window(0..columns)` (at most 64 are
@@ -322,14 +331,14 @@ fn rank_of_copies<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
 /// `columns` bits (bit `j` from word `j`), eight positions per pass over
 /// the words, each reduced against a basis indexed by lowest set bit.
 /// Stops at full rank, which random words reach within the first
-/// `columns` positions. Vectors of up to 32 bits take a quarter of the
-/// stack that 64-bit ones do.
+/// `columns` positions. Up to 32 columns the basis is 32 words of 32 bits;
+/// beyond, [`rank_transposed_wide`].
 #[inline(always)]
 fn rank_transposed<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
     if columns <= 32 {
         rank_transposed_u32(columns, window)
     } else {
-        rank_transposed_u64(columns, window)
+        rank_transposed_wide(columns, window)
     }
 }
 
@@ -369,7 +378,53 @@ macro_rules! rank_transposed_with {
     };
 }
 rank_transposed_with!(rank_transposed_u32, u32);
-rank_transposed_with!(rank_transposed_u64, u64);
+
+/// [`rank_transposed`] for 33 to 64 columns: the vectors are 64 bits, and
+/// the basis is split by where a vector's lowest set bit lies. Pivots in
+/// the low half keep the whole vector; pivots in the high half need only
+/// the high half (their low half is zero after reduction): 384 bytes
+/// rather than 512. Four positions per pass, which keeps them in
+/// registers on 32-bit targets.
+#[inline(never)]
+fn rank_transposed_wide<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
+    let columns = columns.min(64);
+    let mut low = [0u64; 32];
+    let mut high = [0u32; 32];
+    let mut rank = 0;
+    let mut first = 0;
+    while first < W::BITS && rank < columns as u32 {
+        let mut positions = [0u64; 4];
+        for j in 0..columns {
+            let bits = window(j).checked_shr(first).to_u128() as u32;
+            for (k, v) in positions.iter_mut().enumerate() {
+                *v |= u64::from((bits >> k) & 1 != 0) << j;
+            }
+        }
+        for mut v in positions {
+            // A vector whose low half is zero indexes past `low`.
+            while let Some(b) = low.get_mut((v as u32).trailing_zeros() as usize) {
+                if *b == 0 {
+                    *b = v;
+                    rank += 1;
+                    v = 0;
+                    break;
+                }
+                v ^= *b;
+            }
+            let mut h = (v >> 32) as u32;
+            while let Some(b) = high.get_mut(h.trailing_zeros() as usize) {
+                if *b == 0 {
+                    *b = h;
+                    rank += 1;
+                    break;
+                }
+                h ^= *b;
+            }
+        }
+        first += 4;
+    }
+    rank
+}
 
 /// The rank of `words` over GF(2), which it clobbers: Gaussian elimination
 /// on each word's lowest set bit, branch-free, so that the common full-rank
@@ -520,7 +575,7 @@ mod tests {
             assert_eq!(rank_of_copies(columns, window), expect, "round {round}");
             assert_eq!(rank_transposed(columns, window), expect, "round {round}");
             assert_eq!(
-                rank_transposed_u64(columns, window),
+                rank_transposed_wide(columns, window),
                 expect,
                 "round {round}"
             );

@@ -412,6 +412,19 @@ impl Plan {
         scratch: &mut [u64],
         out: &'a mut [u8],
     ) -> Result<FilterRef<'a>, Error> {
+        let len = self.build_in_place(hashes, scratch, out)?;
+        let out: &'a [u8] = out;
+        FilterRef::from_bytes(out.get(..len).unwrap_or(&[]))
+    }
+
+    /// [`Plan::build`] without the view: the filter's length. The C ABI
+    /// calls this one, so that no view takes space on its stack.
+    pub(crate) fn build_in_place(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
         if self.num_keys.is_some_and(|n| hashes.len() > n) {
             return Err(Error::TooManyKeys);
         }
@@ -427,27 +440,29 @@ impl Plan {
         if let Some(header) = out.get_mut(..HEADER_BYTES) {
             header.fill(0);
         }
-        if !self.geometry.kind.is_standard() {
-            return self.build_homogeneous(hashes, scratch, sort, out);
+        if self.geometry.kind.is_standard() {
+            self.build_standard(hashes, scratch, sort, out)?;
+        } else {
+            self.build_homogeneous(hashes, scratch, sort, out)?;
         }
-        self.build_standard(hashes, scratch, sort, out)
+        Ok(len)
     }
 
     /// Standard builds: the first seed whose banding is consistent. Not
     /// inlined (nor is [`Plan::build_homogeneous`]): each kind's frame
     /// then stands alone on small stacks.
     #[inline(never)]
-    fn build_standard<'a>(
+    fn build_standard(
         &self,
         hashes: &[u64],
         scratch: &mut [u64],
         sort: &mut [u64],
-        out: &'a mut [u8],
-    ) -> Result<FilterRef<'a>, Error> {
+        out: &mut [u8],
+    ) -> Result<(), Error> {
         for attempt in 0..self.max_seeds() {
             let seed = self.seed.wrapping_add(attempt);
             if self.band_and_solve(seed, hashes, scratch, sort, out)? {
-                return FilterRef::from_bytes(out);
+                return Ok(());
             }
         }
         Err(Error::ConstructionFailed)
@@ -457,20 +472,20 @@ impl Plan {
     /// the FP promise. If none of [`HOMOGENEOUS_SEEDS`] does (adversarial or
     /// degenerate keys), the filter of the seed with the least excess.
     #[inline(never)]
-    fn build_homogeneous<'a>(
+    fn build_homogeneous(
         &self,
         hashes: &[u64],
         scratch: &mut [u64],
         sort: &mut [u64],
-        out: &'a mut [u8],
-    ) -> Result<FilterRef<'a>, Error> {
+        out: &mut [u8],
+    ) -> Result<(), Error> {
         let mut best: Option<(u64, u32)> = None;
         let mut last = self.seed;
         for attempt in 0..self.max_seeds() {
             last = self.seed.wrapping_add(attempt);
             let excess = self.solve_homogeneous(last, hashes, scratch, sort, out)?;
             if excess <= HOMOGENEOUS_EXCESS_LIMIT_PPM {
-                return FilterRef::from_bytes(out);
+                return Ok(());
             }
             if best.is_none_or(|(least, _)| excess < least) {
                 best = Some((excess, last));
@@ -479,7 +494,7 @@ impl Plan {
         if let Some((_, seed)) = best.filter(|&(_, seed)| seed != last) {
             self.solve_homogeneous(seed, hashes, scratch, sort, out)?;
         }
-        FilterRef::from_bytes(out)
+        Ok(())
     }
 
     /// Bands `hashes` with `seed`, writes the filter to `out` and returns

@@ -681,9 +681,9 @@ static void test_shape(uint32_t kind, uint32_t width) {
 }
 
 /* Filters of more than 32 columns (an FP rate below 2^-32) take the FP
- * measurement's 64-bit rank vectors on 32-bit targets, about 400 bytes more
- * of stack: their build and estimate are measured and printed apart from
- * the table (which covers the filters above). */
+ * measurement's wider rank basis on 32-bit targets: their build and
+ * estimate are measured and printed apart from the table (which covers the
+ * filters above). */
 #define FW_WIDE_KEYS 600u
 #define FW_WIDE_MILLIBITS 40000u
 
