@@ -342,42 +342,22 @@ fn rank_transposed<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 
     }
 }
 
-/// [`rank_transposed`] with vectors of one integer type.
-macro_rules! rank_transposed_with {
-    ($name:ident, $vector:ty) => {
-        #[inline(never)]
-        fn $name<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
-            let columns = columns.min(<$vector>::BITS as usize);
-            // Entry `p`: zero, or a vector whose lowest set bit is `p`.
-            let mut basis = [0 as $vector; <$vector>::BITS as usize];
-            let mut rank = 0;
-            let mut first = 0;
-            while first < W::BITS && rank < columns as u32 {
-                let mut positions = [0 as $vector; 8];
-                for j in 0..columns {
-                    let bits = window(j).checked_shr(first).to_u128() as u32;
-                    for (k, v) in positions.iter_mut().enumerate() {
-                        *v |= <$vector>::from((bits >> k) & 1 != 0) << j;
-                    }
-                }
-                for mut v in positions {
-                    // A zero vector indexes past the basis and stops.
-                    while let Some(b) = basis.get_mut(v.trailing_zeros() as usize) {
-                        if *b == 0 {
-                            *b = v;
-                            rank += 1;
-                            break;
-                        }
-                        v ^= *b;
-                    }
-                }
-                first += 8;
-            }
-            rank
+/// [`rank_transposed`] up to 32 columns: a basis of 32 vectors of 32 bits,
+/// eight positions per pass.
+#[inline(never)]
+fn rank_transposed_u32<W: Word>(columns: usize, window: impl Fn(usize) -> W) -> u32 {
+    let columns = columns.min(32);
+    let mut basis = [0u32; 32];
+    let mut rank = 0;
+    let mut first = 0;
+    while first < W::BITS && rank < columns as u32 {
+        for v in transposed_bits::<W, u32, 8>(columns, &window, first) {
+            rank += u32::from(insert_u32(&mut basis, v));
         }
-    };
+        first += 8;
+    }
+    rank
 }
-rank_transposed_with!(rank_transposed_u32, u32);
 
 /// [`rank_transposed`] for 33 to 64 columns: the vectors are 64 bits, and
 /// the basis is split by where a vector's lowest set bit lies. Pivots in
@@ -393,37 +373,63 @@ fn rank_transposed_wide<W: Word>(columns: usize, window: impl Fn(usize) -> W) ->
     let mut rank = 0;
     let mut first = 0;
     while first < W::BITS && rank < columns as u32 {
-        let mut positions = [0u64; 4];
-        for j in 0..columns {
-            let bits = window(j).checked_shr(first).to_u128() as u32;
-            for (k, v) in positions.iter_mut().enumerate() {
-                *v |= u64::from((bits >> k) & 1 != 0) << j;
-            }
-        }
-        for mut v in positions {
-            // A vector whose low half is zero indexes past `low`.
+        for mut v in transposed_bits::<W, u64, 4>(columns, &window, first) {
+            // Reduce on the low half; a vector whose low half is zero
+            // indexes past `low` and goes on to the high half.
+            let mut independent = false;
             while let Some(b) = low.get_mut((v as u32).trailing_zeros() as usize) {
                 if *b == 0 {
                     *b = v;
-                    rank += 1;
-                    v = 0;
+                    independent = true;
                     break;
                 }
                 v ^= *b;
             }
-            let mut h = (v >> 32) as u32;
-            while let Some(b) = high.get_mut(h.trailing_zeros() as usize) {
-                if *b == 0 {
-                    *b = h;
-                    rank += 1;
-                    break;
-                }
-                h ^= *b;
+            if !independent {
+                independent = insert_u32(&mut high, (v >> 32) as u32);
             }
+            rank += u32::from(independent);
         }
         first += 4;
     }
     rank
+}
+
+/// Bits `first..first + K` of the words `window(0..columns)`, transposed:
+/// entry `k` holds bit `first + k` of word `j` at bit `j`.
+#[inline(always)]
+fn transposed_bits<W, V, const K: usize>(
+    columns: usize,
+    window: &impl Fn(usize) -> W,
+    first: u32,
+) -> [V; K]
+where
+    W: Word,
+    V: Copy + Default + From<bool> + core::ops::Shl<usize, Output = V> + core::ops::BitOrAssign,
+{
+    let mut positions = [V::default(); K];
+    for j in 0..columns {
+        let bits = window(j).checked_shr(first).to_u128() as u32;
+        for (k, v) in positions.iter_mut().enumerate() {
+            *v |= V::from((bits >> k) & 1 != 0) << j;
+        }
+    }
+    positions
+}
+
+/// Reduces `v` against `basis` (entry `p`: zero, or a vector whose lowest
+/// set bit is `p`) and adds what is left; whether `v` was independent. A
+/// zero vector indexes past the basis and stops.
+#[inline(always)]
+fn insert_u32(basis: &mut [u32; 32], mut v: u32) -> bool {
+    while let Some(b) = basis.get_mut(v.trailing_zeros() as usize) {
+        if *b == 0 {
+            *b = v;
+            return true;
+        }
+        v ^= *b;
+    }
+    false
 }
 
 /// The rank of `words` over GF(2), which it clobbers: Gaussian elimination
