@@ -19,29 +19,25 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use ribbon_kernel::{Backend, Filter, Kind, Plan, Width};
 use xorf::{BinaryFuse8, Filter as _};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
 
 /// Members, then the three query sets: all members (shuffled), all
 /// non-members, and shuffled 50/50.
 fn key_sets(n: usize) -> (Vec<u64>, [(&'static str, Vec<u64>); 3]) {
     let mut state = 0xb3_u64;
-    let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
+    let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
     let mut shuffle = |v: &mut Vec<u64>| {
         for i in (1..v.len()).rev() {
-            let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+            let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
             v.swap(i, j);
         }
     };
     let mut positive = keys.clone();
     shuffle(&mut positive);
     let mut fresh = 0x5eed_u64;
-    let negative: Vec<u64> = (0..n).map(|_| splitmix(&mut fresh)).collect();
+    let negative: Vec<u64> = (0..n).map(|_| splitmix64(&mut fresh)).collect();
     let mut mixed: Vec<u64> = keys[..n / 2].to_vec();
     mixed.extend_from_slice(&negative[..n - n / 2]);
     shuffle(&mut mixed);

@@ -42,17 +42,13 @@ use ribbon_kernel::{AddOutcome, Filter, Kind, Plan, Width};
 mod exact;
 use exact::exact_fp;
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
 
 fn key_set(set: u64, n: usize) -> Vec<u64> {
     let mut state = set.wrapping_mul(0x2545_f491_4f6c_dd1d);
-    (0..n).map(|_| splitmix(&mut state)).collect()
+    (0..n).map(|_| splitmix64(&mut state)).collect()
 }
 
 /// Keys added before the first inconsistent one, for `trials` random key
@@ -66,7 +62,7 @@ fn failure_points(plan: &Plan, trials: u64, first_trial: u64) -> Vec<u64> {
         let mut banding = plan.banding(&mut scratch).expect("scratch sized by plan");
         let mut added = 0u64;
         while matches!(
-            banding.add(splitmix(&mut state)),
+            banding.add(splitmix64(&mut state)),
             AddOutcome::Inserted | AddOutcome::Redundant
         ) {
             added += 1;
@@ -215,7 +211,7 @@ fn measure(plan: &Plan, o: &Options, set: u64) -> KeySet {
     );
     let columns = view.column_fp_ppt() as f64 / 1e12;
     let mut state = !set;
-    let negatives: Vec<u64> = (0..o.queries).map(|_| splitmix(&mut state)).collect();
+    let negatives: Vec<u64> = (0..o.queries).map(|_| splitmix64(&mut state)).collect();
     let mut answers = vec![false; negatives.len()];
     view.contains_batch(&negatives, &mut answers)
         .expect("lengths");

@@ -16,13 +16,9 @@ use std::time::Instant;
 use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
 use xorf::{BinaryFuse8, Filter as _};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -83,14 +79,14 @@ fn main() {
     let rounds = arg(&args, "--rounds").unwrap_or(11);
 
     let mut state = 0xc0ffee_u64;
-    let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
+    let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
     let mut queries: Vec<u64> = keys[..n / 2].to_vec();
-    queries.extend((0..n - n / 2).map(|_| splitmix(&mut state)));
+    queries.extend((0..n - n / 2).map(|_| splitmix64(&mut state)));
     for i in (1..queries.len()).rev() {
-        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+        let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
         queries.swap(i, j);
     }
-    let others: Vec<u64> = (0..2 * n).map(|_| splitmix(&mut state)).collect();
+    let others: Vec<u64> = (0..2 * n).map(|_| splitmix64(&mut state)).collect();
     let (keys, queries) = (&keys[..], &queries[..]);
     let fp = |f: &dyn Fn(u64) -> bool| {
         others.iter().filter(|&&h| f(h)).count() as f64 / others.len() as f64

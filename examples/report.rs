@@ -12,13 +12,9 @@ use std::time::Instant;
 
 use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -88,8 +84,8 @@ fn main() {
     let negatives = 2 * n;
 
     let mut state = 0x5eed_u64;
-    let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
-    let others: Vec<u64> = (0..negatives).map(|_| splitmix(&mut state)).collect();
+    let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+    let others: Vec<u64> = (0..negatives).map(|_| splitmix64(&mut state)).collect();
     // 50/50 mix of members and non-members, shuffled.
     let mut mixed: Vec<u64> = keys[..n / 2]
         .iter()
@@ -97,7 +93,7 @@ fn main() {
         .copied()
         .collect();
     for i in (1..mixed.len()).rev() {
-        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+        let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
         mixed.swap(i, j);
     }
     let negative_set = &others[..n];

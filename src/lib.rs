@@ -11,6 +11,7 @@ extern crate std;
 #[path = "../arch/mod.rs"]
 mod arch;
 mod arith;
+// The kit the integration tests, benches and examples share.
 mod band;
 pub mod bounds;
 mod detect;
@@ -23,6 +24,9 @@ mod layout;
 mod plan;
 mod query;
 mod solve;
+#[cfg(test)]
+#[path = "../tests/common/kit.rs"]
+mod test_kit;
 mod word;
 
 #[cfg(feature = "alloc")]

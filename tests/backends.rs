@@ -16,23 +16,7 @@ use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
 
 /// Returns false (after saying why) when the backend cannot run here.
 fn available(backend: Backend) -> bool {
-    if backend.is_available() {
-        return true;
-    }
-    let required = std::env::var("RIBBON_REQUIRE_BACKENDS").unwrap_or_default();
-    let demanded = required
-        .split(',')
-        .any(|name| name.trim() == backend.name());
-    assert!(
-        !demanded,
-        "backend {} is required by RIBBON_REQUIRE_BACKENDS but not available",
-        backend.name()
-    );
-    eprintln!(
-        "SKIPPED: backend {} is not available on this CPU or build",
-        backend.name()
-    );
-    false
+    common::runnable(backend.name(), backend.is_available())
 }
 
 /// Vector lanes (columns per vector) of a backend, for batch-length sweeps.

@@ -199,7 +199,10 @@ fn random_bytes_never_panic() {
     );
     // The plausible headers must reach the queries: enough buffers pass
     // validation, of every kind and width (3,159 of 50,000 when written).
-    assert!(accepted * 50 >= rounds, "only {accepted} of {rounds} accepted");
+    assert!(
+        accepted * 50 >= rounds,
+        "only {accepted} of {rounds} accepted"
+    );
     if !cfg!(miri) {
         assert_eq!(shapes.len(), 6, "{shapes:?}");
     }

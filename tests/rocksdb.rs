@@ -9,7 +9,7 @@ mod common;
 
 use std::sync::OnceLock;
 
-use common::{fnv1a, hashes};
+use common::{fnv1a, hashes, splitmix64};
 use ribbon_kernel::rocksdb::{self, BlockKind, FilterRef};
 use ribbon_kernel::{Backend, Error};
 
@@ -17,18 +17,15 @@ use ribbon_kernel::{Backend, Error};
 /// `RIBBON_REQUIRE_BACKENDS` (comma-separated names, set by `.ci/run` from
 /// the CPU's flags) lists must be among them.
 fn backends() -> Vec<Backend> {
-    let required = std::env::var("RIBBON_REQUIRE_BACKENDS").unwrap_or_default();
-    for name in required.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+    for name in common::kit::required_backends() {
         assert!(
-            Backend::ALL
-                .iter()
-                .any(|b| b.name() == name && b.is_available()),
-            "backend {name} is required by RIBBON_REQUIRE_BACKENDS but not available"
+            Backend::ALL.iter().any(|b| b.name() == name),
+            "RIBBON_REQUIRE_BACKENDS names no backend: {name}"
         );
     }
     Backend::ALL
         .into_iter()
-        .filter(|b| b.is_available())
+        .filter(|b| common::runnable(b.name(), b.is_available()))
         .collect()
 }
 
@@ -1648,21 +1645,16 @@ const RANDOM_SETS: [(u32, usize, u32, u8, usize, u64); 120] = [
     (119, 16997, 1318, 1, 1941, 0x6450de2c5b33ecc2),
 ];
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 #[test]
 fn random_key_sets_match_rocksdb() {
     let count = if cfg!(miri) { 2 } else { RANDOM_SETS.len() };
     for &(case, n, millibits, dups, len, digest) in &RANDOM_SETS[..count] {
         let mut settings = 0x51ed_0000u64 + u64::from(case);
-        assert_eq!(1000 + (splitmix(&mut settings) % 24_001) as usize, n);
-        assert_eq!(1000 + (splitmix(&mut settings) % 26_001) as u32, millibits);
+        assert_eq!(1000 + (splitmix64(&mut settings) % 24_001) as usize, n);
+        assert_eq!(
+            1000 + (splitmix64(&mut settings) % 26_001) as u32,
+            millibits
+        );
         assert_eq!(
             rocksdb::millibits_per_key(f64::from(millibits) / 1000.0),
             millibits
@@ -1670,10 +1662,10 @@ fn random_key_sets_match_rocksdb() {
         let mut state = 0xfeed_0000u64 + u64::from(case);
         let mut keys: Vec<u64> = Vec::with_capacity(n);
         while keys.len() < n {
-            let next = splitmix(&mut state);
+            let next = splitmix64(&mut state);
             let key = match keys.last() {
                 Some(&last) if dups == 1 && next % 16 == 0 => last,
-                _ if dups == 1 && !keys.is_empty() => splitmix(&mut state),
+                _ if dups == 1 && !keys.is_empty() => splitmix64(&mut state),
                 _ => next,
             };
             keys.push(key);

@@ -458,22 +458,7 @@ mod tests {
     /// Whether `backend` runs here; says why not, and fails when
     /// `RIBBON_REQUIRE_BACKENDS` demands it.
     fn available(backend: Backend) -> bool {
-        if backend.is_available() {
-            return true;
-        }
-        let required = std::env::var("RIBBON_REQUIRE_BACKENDS").unwrap_or_default();
-        assert!(
-            !required
-                .split(',')
-                .any(|name| name.trim() == backend.name()),
-            "backend {} is required by RIBBON_REQUIRE_BACKENDS but not available",
-            backend.name()
-        );
-        std::eprintln!(
-            "SKIPPED: backend {} is not available on this CPU or build",
-            backend.name()
-        );
-        false
+        crate::test_kit::runnable(backend.name(), backend.is_available())
     }
 
     #[test]

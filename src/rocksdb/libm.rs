@@ -321,13 +321,7 @@ mod tests {
     /// SplitMix64 for reproducible operands.
     fn stream(seed: u64) -> impl Iterator<Item = u64> {
         let mut s = seed;
-        core::iter::from_fn(move || {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            Some(z ^ (z >> 31))
-        })
+        core::iter::from_fn(move || Some(crate::test_kit::splitmix64(&mut s)))
     }
 
     /// A double with random significand and an exponent in `range`.

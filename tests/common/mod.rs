@@ -4,6 +4,10 @@
 pub mod cases;
 pub mod dense;
 pub mod exact_fp;
+pub mod kit;
+
+#[allow(unused_imports)]
+pub use kit::{runnable, splitmix64};
 
 use ribbon_kernel::{Kind, Width};
 
@@ -22,11 +26,7 @@ impl Hashes {
 impl Iterator for Hashes {
     type Item = u64;
     fn next(&mut self) -> Option<u64> {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Some(z ^ (z >> 31))
+        Some(splitmix64(&mut self.0))
     }
 }
 
