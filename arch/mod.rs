@@ -1,9 +1,10 @@
 //! Per-instruction-set kernels. `src/dispatch.rs` is their only caller.
 //!
 //! `generic.rs` holds the two algorithms written once, over small traits:
-//! the batch query (expand a chunk of keys, prefetch their blocks, evaluate
-//! every column at once) and the "columns as lanes" back-substitution. Each
-//! instruction set implements the traits with its own intrinsics.
+//! the batch query (a pipeline over a ring of chunks: expand keys, prefetch
+//! their blocks, evaluate every column at once) and the "columns as lanes"
+//! back-substitution. Each instruction set implements the traits with its
+//! own intrinsics.
 //! `x86_64/expand.rs` is the vector twin of the hash expansion, written once
 //! over a lane trait that AVX2 and AVX-512 implement.
 
