@@ -186,7 +186,8 @@ size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
  * most 10 % above the plan's from 1,000 keys on. Arguments must be
  * constants (they are evaluated many times, and each use expands to about
  * 150 KB of preprocessed text: name a bound once, in an enum or a macro
- * used once); valid for keys <= 2^40 and millibits <= 131072. The same numbers at run time: ribbon_max_*.
+ * used once); valid for keys <= 2^40 and millibits <= 131072. The same
+ * numbers at run time: ribbon_max_*.
  * Rust: ribbon_kernel::bounds. The formulas are explained there. */
 #define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
     ((size_t)(40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
@@ -242,14 +243,15 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
     (6600 + ((width) == 64 ? 300 : 200) * ((r) - 7000) / 1000 + \
      1300 * (RIBBON__MIN(log10_keys, 301 * (r) / 1000 + 3900) - 6000) / 1000)
 #define RIBBON__PER_WIDTH(width, eps_w_milli) ((eps_w_milli) * 1000 / (long long)(width))
+#define RIBBON__HOM_STEP(width, mb, eps_w_milli) \
+    ((long long)(mb) * 1000000 / (1000000 + RIBBON__PER_WIDTH(width, eps_w_milli)))
 #define RIBBON__HOM_STEP_ABOVE(width, keys, mb, r) \
-    ((long long)(mb) * 1000000 / \
-     (1000000 + RIBBON__PER_WIDTH(width, (keys) <= (1ull << 15) && (mb) <= 70000 \
-                                             ? RIBBON__HOM_EQ7(width, r) \
-                                             : RIBBON__MAX(RIBBON__HOM_EQ7(width, (long long)(mb)), \
-                                                           RIBBON__HOM_TAIL(width, (long long)(mb), 12342ll)))))
-#define RIBBON__HOM_STEP_BELOW(width, mb, r) \
-    ((long long)(mb) * 1000000 / (1000000 + RIBBON__PER_WIDTH(width, RIBBON__HOM_EQ7(width, r))))
+    RIBBON__HOM_STEP(width, mb, \
+                     (keys) <= (1ull << 15) && (mb) <= 70000 \
+                         ? RIBBON__HOM_EQ7(width, r) \
+                         : RIBBON__MAX(RIBBON__HOM_EQ7(width, (long long)(mb)), \
+                                       RIBBON__HOM_TAIL(width, (long long)(mb), 12342ll)))
+#define RIBBON__HOM_STEP_BELOW(width, mb, r) RIBBON__HOM_STEP(width, mb, RIBBON__HOM_EQ7(width, r))
 #define RIBBON__HOM_R2(width, keys, mb) \
     RIBBON__HOM_STEP_BELOW(width, mb, RIBBON__HOM_STEP_ABOVE(width, keys, mb, (long long)(mb)))
 #define RIBBON__HOM_R4(width, keys, mb) \

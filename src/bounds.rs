@@ -41,6 +41,7 @@
 
 use crate::band;
 use crate::layout::{HEADER_BYTES, Kind, Width};
+use crate::plan;
 
 const PPM: i128 = 1_000_000;
 
@@ -50,7 +51,7 @@ pub const fn max_filter_bytes(kind: Kind, width: Width, num_keys: usize, millibi
     let _ = kind;
     // The plan's own payload rule with the columns at their most, the bits
     // per key (it takes the larger of the budget and one block of them).
-    let words = crate::plan::budget_words(width, num_keys as u64, millibits, millibits as u64);
+    let words = plan::budget_words(width, num_keys as u64, millibits, millibits as u64);
     saturate(HEADER_BYTES as i128 + words as i128 * (width.bits() as i128 / 8))
 }
 
@@ -125,11 +126,7 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
             let r4 = homogeneous_step_below(width, millibits, r3);
             let upper = r4 + (millibits == 1) as i128;
             let log10_keys = log2_keys * 30_103 / 100;
-            let eps = max(
-                homogeneous_eq7_w_milli(width, upper),
-                homogeneous_tail_w_milli(width, upper, log10_keys),
-            );
-            per_width(width, eps)
+            plan::per_width(width, homogeneous_eps_w_milli(width, upper, log10_keys)) as i128
         }
         // Where a w = 128 filter has 4 to 16 blocks, one block more would
         // be 6-25 %: the plan's own table there (log2 of the keys in
@@ -140,7 +137,7 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
         // above them at most.
         Kind::Standard | Kind::StandardSmash => {
             if matches!(width, Width::W128) && n >= 512 && n < 2048 {
-                return crate::plan::standard_epsilon_ppm(kind, width, n as u64) as i128;
+                return plan::standard_epsilon_ppm(kind, width, n as u64) as i128;
             }
             let (floor, base, per_doubling) = match (kind, width) {
                 (Kind::Standard, Width::W64) => (61_900, -46_707, 8_300),
@@ -160,46 +157,38 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
 /// least epsilon at `r`, with log10 of the keys at its cap.
 const fn homogeneous_step_above(width: Width, millibits: i128, r: i128, log2_keys: i128) -> i128 {
     let eps = if log2_keys <= 15 && millibits <= 70_000 {
-        homogeneous_eq7_w_milli(width, r)
+        plan::homogeneous_eq7_w_milli(width, r as u64)
     } else {
-        max(
-            homogeneous_eq7_w_milli(width, millibits),
-            homogeneous_tail_w_milli(width, millibits, 12_342),
-        )
+        homogeneous_eps_w_milli(width, millibits, 12_342)
     };
-    div(millibits * PPM, PPM + per_width(width, eps))
+    homogeneous_step(width, millibits, eps)
 }
 
 /// One step `bits / (1 + epsilon(r))` with epsilon from below (eq. 7
 /// alone): at least the plan's.
 const fn homogeneous_step_below(width: Width, millibits: i128, r: i128) -> i128 {
-    let eps = per_width(width, homogeneous_eq7_w_milli(width, r));
-    div(millibits * PPM, PPM + eps)
+    homogeneous_step(
+        width,
+        millibits,
+        plan::homogeneous_eq7_w_milli(width, r as u64),
+    )
 }
 
-/// The tail term of `plan::homogeneous_epsilon_w_milli` at `r` columns
-/// (thousandths), with `log10_keys` (thousandths) from above.
-const fn homogeneous_tail_w_milli(width: Width, r: i128, log10_keys: i128) -> i128 {
-    let per_column = match width {
-        Width::W64 => 300,
-        Width::W128 => 200,
-    };
-    let l = min(log10_keys, 301 * r / 1000 + 3_900);
-    6_600 + per_column * (r - 7_000) / 1000 + 1_300 * (l - 6_000) / 1000
+/// `bits / (1 + epsilon)`, the plan's step, for `epsilon * w` in
+/// thousandths.
+const fn homogeneous_step(width: Width, millibits: i128, eps_w_milli: u64) -> i128 {
+    div(
+        millibits * PPM,
+        PPM + plan::per_width(width, eps_w_milli) as i128,
+    )
 }
 
-/// Eq. 7 of `plan::homogeneous_epsilon_w_milli`, the same arithmetic.
-const fn homogeneous_eq7_w_milli(width: Width, r: i128) -> i128 {
-    let percent = match width {
-        Width::W64 => 110,
-        Width::W128 => 105,
-    };
-    (16_000 + r) / 4 * percent / 100
-}
-
-/// `epsilon * w` in thousandths as ppm.
-const fn per_width(width: Width, eps_w_milli: i128) -> i128 {
-    eps_w_milli * 1000 / width.bits() as i128
+/// The plan's `epsilon * w` in thousandths at `r` columns, with
+/// `log10_keys` (thousandths) in place of its own.
+const fn homogeneous_eps_w_milli(width: Width, r: i128, log10_keys: i128) -> u64 {
+    let eq7 = plan::homogeneous_eq7_w_milli(width, r as u64);
+    let tail = plan::homogeneous_tail_w_milli(width, r as i64, log10_keys as i64);
+    if tail > eq7 as i64 { tail as u64 } else { eq7 }
 }
 
 /// `ceil(log2(n))`, 0 for `n <= 1`.

@@ -631,7 +631,7 @@ fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, keys: u64) -> u64 {
 }
 
 /// `epsilon` in ppm from `epsilon * w` in thousandths.
-fn per_width(width: Width, eps_w_milli: u64) -> u64 {
+pub(crate) const fn per_width(width: Width, eps_w_milli: u64) -> u64 {
     (eps_w_milli * 1000) >> width.bits().trailing_zeros()
 }
 
@@ -661,23 +661,38 @@ fn per_width(width: Width, eps_w_milli: u64) -> u64 {
 /// whose measured excess passes the limit. At 7.7 bits per key this costs
 /// about 0.4 points of overhead over eq. 7 alone.
 fn homogeneous_epsilon_w_milli(width: Width, r_milli: u64, keys: u64) -> u64 {
-    // (4 + r/4) in thousandths.
-    let eq7 = (16_000 + r_milli) / 4;
-    let eq7 = match width {
-        Width::W64 => eq7 * 110 / 100,
-        Width::W128 => eq7 * 105 / 100,
-    };
-    let per_column: i64 = match width {
-        Width::W64 => 300,
-        Width::W128 => 200,
-    };
     let r = r_milli.min(1 << 20) as i64;
     // log10(n) in thousandths from log2 in 1/256 units.
     let log10_keys = i64::from(log2_q8(keys.max(1))) * 30_103 / 25_600;
+    let tail = homogeneous_tail_w_milli(width, r, log10_keys);
+    homogeneous_eq7_w_milli(width, r_milli).max(tail.max(0) as u64)
+}
+
+/// Eq. 7 of [`homogeneous_epsilon_w_milli`]: `4 + r/4` in thousandths, with
+/// 110 % for w = 64 and 105 % for w = 128. [`crate::bounds`] uses it too.
+pub(crate) const fn homogeneous_eq7_w_milli(width: Width, r_milli: u64) -> u64 {
+    let percent = match width {
+        Width::W64 => 110,
+        Width::W128 => 105,
+    };
+    (16_000 + r_milli) / 4 * percent / 100
+}
+
+/// The tail term of [`homogeneous_epsilon_w_milli`] at `r` columns and
+/// `log10_keys` (both in thousandths); may be negative. [`crate::bounds`]
+/// uses it too.
+pub(crate) const fn homogeneous_tail_w_milli(width: Width, r: i64, log10_keys: i64) -> i64 {
+    let per_column = match width {
+        Width::W64 => 300,
+        Width::W128 => 200,
+    };
     let tail_limit = 301 * r / 1000 + 3_900;
-    let l = log10_keys.min(tail_limit);
-    let tail = 6_600 + per_column * (r - 7_000) / 1000 + 1_300 * (l - 6_000) / 1000;
-    eq7.max(tail.max(0) as u64)
+    let l = if log10_keys < tail_limit {
+        log10_keys
+    } else {
+        tail_limit
+    };
+    6_600 + per_column * (r - 7_000) / 1000 + 1_300 * (l - 6_000) / 1000
 }
 
 /// (log2(m) in 1/256 units, epsilon ppm) points, increasing in log2(m);
