@@ -57,13 +57,8 @@ mod tests {
 
     #[test]
     fn matches_the_native_division() {
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut state = 1;
+        let mut next = || crate::test_kit::splitmix64(&mut state);
         let edges = [
             0u128,
             1,
