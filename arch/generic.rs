@@ -1,8 +1,9 @@
-//! The batch query and the vector back-substitution, written once.
+//! The query and the vector back-substitution, written once over small
+//! traits, and the macro that makes each instruction set's entry points.
 
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{self, Probe, Probes};
+use crate::probe::{Probe, Probes};
 use crate::word::{Rows, Word};
 
 /// Evaluating every column of one key at once, and prefetching its words.
@@ -35,7 +36,7 @@ pub(crate) trait QueryKernel<W: Coeff> {
     ///
     /// # Safety
     /// The CPU supports the kernel's instruction set, and `p` comes from
-    /// [`query::probe_for`] for the validated geometry `payload` belongs to.
+    /// [`crate::probe::probe_for`] for the validated geometry `payload` belongs to.
     unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, max_columns: usize) -> bool;
 }
 
@@ -115,6 +116,22 @@ pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
     }
 }
 
+/// Single query of a non-empty filter.
+///
+/// # Safety
+/// The CPU supports `K`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+    source: &P::Source,
+    payload: &[u8],
+    hash: u64,
+) -> bool {
+    let probes = P::new(source);
+    // SAFETY: the caller guarantees the instruction set; the probe is
+    // computed here for this filter's geometry.
+    unsafe { K::matches::<P>(payload, &probes.probe(hash), probes.max_columns()) }
+}
+
 /// Batch query as a pipeline over a ring of [`CHUNKS_IN_FLIGHT`] chunks:
 /// evaluate the oldest chunk, then expand the next keys into its slot and
 /// prefetch their blocks. `out.len() == hashes.len()`; the filter is not
@@ -124,11 +141,12 @@ pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
 /// The CPU supports `K`'s instruction set.
 #[inline(always)]
 pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
-    probes: &P,
+    source: &P::Source,
     payload: &[u8],
     hashes: &[u64],
     out: &mut [bool],
 ) {
+    let probes = &P::new(source);
     let mut ring = [ProbeChunk::<W>::EMPTY; CHUNKS_IN_FLIGHT];
     let max_columns = probes.max_columns();
     let mut pending = hashes.chunks(CHUNK);
@@ -174,39 +192,79 @@ unsafe fn fill<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     }
 }
 
-/// Batch query with the portable kernel, in a frame of its own (the
-/// dispatcher then holds nothing of it while a SIMD kernel runs). 64-bit
-/// targets use the ring of [`contains_batch`]: with no prefetch, keys
-/// expanded ahead still let the CPU overlap their loads (one key at a time
-/// was up to 1.3 times slower at 10^7 keys for w = 128). 32-bit targets
-/// answer one key at a time and keep the ring's stack.
-#[inline(never)]
-pub(crate) fn contains_batch_portable<W: Coeff, P: Probes<W>>(
-    probes: &P,
-    payload: &[u8],
-    hashes: &[u64],
-    out: &mut [bool],
-) {
-    if cfg!(target_pointer_width = "64") {
-        // SAFETY: the portable kernel uses no special instructions.
-        unsafe { contains_batch::<W, P, Portable>(probes, payload, hashes, out) };
-        return;
-    }
-    let max_columns = probes.max_columns();
-    for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-        // SAFETY: the portable kernel uses no special instructions; the
-        // probe is computed here for this filter's geometry.
-        *answer = unsafe { Portable::matches::<P>(payload, &probes.probe(hash), max_columns) };
-    }
+/// Unsigned 64-bit lanes of one vector register: what back-substitution
+/// with columns as lanes needs, and the base of the hash expansion's lane
+/// trait on x86_64 (`U64Lanes`). Each instruction set implements it once;
+/// [`SolveLanes`] follows for both word widths.
+///
+/// # Safety
+/// Every method requires that the CPU supports the implementing
+/// instruction set; `store` also that its slice holds at least `LANES`
+/// values.
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
+pub(crate) trait Lanes64: Copy {
+    /// Lanes per vector (at most [`MAX_LANES`]).
+    const LANES: usize;
+    /// Every lane `v`.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn splat(v: u64) -> Self;
+    /// Lanes to `dst[..LANES]` (`dst` is at least that long).
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn store(self, dst: &mut [u64]);
+    /// Lane-wise xor.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn xor(self, o: Self) -> Self;
+    /// Lane-wise and.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn and(self, o: Self) -> Self;
+    /// Lane-wise or.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn or(self, o: Self) -> Self;
+    /// Lane-wise logical shift right by `N` (< 64).
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn shr<const N: u32>(self) -> Self;
+    /// Lane-wise shift left by `N` (< 64).
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn shl<const N: u32>(self) -> Self;
+    /// Each lane's parity in its low bit (the other bits are arbitrary).
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn parity(self) -> Self;
+    /// Lane `k` holds `bits >> k` (its low bit is bit `k` of `bits`; the
+    /// other bits are arbitrary).
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn bit_per_lane(bits: u64) -> Self;
 }
 
+/// Most lanes of any [`Lanes64`] (AVX-512's eight).
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
+pub(crate) const MAX_LANES: usize = 8;
+
 /// Back-substitution with columns as vector lanes: one state vector holds
-/// `LANES` columns' state words.
+/// `LANES` columns' state words. Implemented once for every [`Lanes64`]
+/// and both word widths.
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) trait SolveLanes<W: Word> {
     type State: Copy;
     /// Columns per state vector.
-    const LANES: usize;
+    const COLUMNS: usize;
 
     /// All-zero state.
     ///
@@ -215,17 +273,95 @@ pub(crate) trait SolveLanes<W: Word> {
     unsafe fn zero() -> Self::State;
 
     /// Solves one row for this vector's columns: per lane `j`,
-    /// `s' = (s << 1) | (parity(c & (s << 1)) ^ bit j of bits)`.
+    /// `s' = (s << 1) | (parity(c & (s << 1)) ^ bit j of bits)`, the step
+    /// of the scalar `arch/scalar.rs`.
     ///
     /// # Safety
     /// As for [`SolveLanes::zero`].
     unsafe fn step(s: Self::State, c: W, bits: u64) -> Self::State;
 
-    /// Writes the lanes' state words to `out` (`LANES` words).
+    /// Writes the lanes' state words to `out` (`COLUMNS` words).
     ///
     /// # Safety
     /// As for [`SolveLanes::zero`].
     unsafe fn store(s: Self::State, out: &mut [W]);
+}
+
+/// The new bit 0 of each lane: `parity(t) ^ bit k of bits` for lane `k`.
+///
+/// # Safety
+/// The CPU supports `V`'s instruction set.
+#[inline(always)]
+unsafe fn solved_bit<V: Lanes64>(t: V, bits: u64) -> V {
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { t.parity().xor(V::bit_per_lane(bits)).and(V::splat(1)) }
+}
+
+impl<V: Lanes64> SolveLanes<u64> for V {
+    type State = V;
+    const COLUMNS: usize = V::LANES;
+
+    #[inline(always)]
+    unsafe fn zero() -> V {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe { V::splat(0) }
+    }
+
+    #[inline(always)]
+    unsafe fn step(s: V, c: u64, bits: u64) -> V {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe {
+            let shifted = s.shl::<1>();
+            shifted.or(solved_bit(shifted.and(V::splat(c)), bits))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(s: V, out: &mut [u64]) {
+        // SAFETY: the caller guarantees the instruction set and passes
+        // `COLUMNS` words.
+        unsafe { s.store(out) }
+    }
+}
+
+/// 128-bit state words as two vectors: low and high halves.
+impl<V: Lanes64> SolveLanes<u128> for V {
+    type State = (V, V);
+    const COLUMNS: usize = V::LANES;
+
+    #[inline(always)]
+    unsafe fn zero() -> (V, V) {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe { (V::splat(0), V::splat(0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn step(s: (V, V), c: u128, bits: u64) -> (V, V) {
+        // SAFETY: the caller guarantees the instruction set.
+        unsafe {
+            let (l, h) = s;
+            let sl = l.shl::<1>();
+            let sh = h.shl::<1>().or(l.shr::<63>());
+            let t = sl
+                .and(V::splat(c as u64))
+                .xor(sh.and(V::splat((c >> 64) as u64)));
+            (sl.or(solved_bit(t, bits)), sh)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(s: (V, V), out: &mut [u128]) {
+        let (mut lo, mut hi) = ([0u64; MAX_LANES], [0u64; MAX_LANES]);
+        // SAFETY: the caller guarantees the instruction set; each array
+        // holds at least LANES values.
+        unsafe {
+            s.0.store(&mut lo);
+            s.1.store(&mut hi);
+        }
+        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = u128::from(l) | (u128::from(h) << 64);
+        }
+    }
 }
 
 /// Most state vectors any lane width needs (64 columns, 2 lanes each).
@@ -237,25 +373,62 @@ pub(crate) const MAX_VECTORS: usize = 32;
 /// vectors is a constant; one or two cover up to 16 columns on AVX-512).
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
-    match g.max_columns().min(64).div_ceil(L::LANES) {
+    match g.max_columns().min(64).div_ceil(L::COLUMNS) {
         0 | 1 => 1,
         2 => 2,
         _ => MAX_VECTORS,
     }
 }
 
-/// Defines a SIMD module's `back_substitute` for lane type `$lanes` built
-/// with `$features`: the three variants of [`solve_vectors`], each in a
-/// frame of its own (inlined into one function, their state arrays added
-/// up to 6 KiB of stack on AVX-512; `tests/embedded`).
+/// Defines a SIMD module's entry points, each compiled with `$features`:
+/// `contains` and `contains_batch` over query kernel `$kernel`, and
+/// `back_substitute` over lanes `$lanes` (the three variants of
+/// [`solve_vectors`], each in a frame of its own: inlined into one
+/// function, their state arrays added up to 6 KiB of stack on AVX-512;
+/// `tests/embedded`). The kernel table (`src/kernels.rs`) is their only
+/// caller.
 #[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
-macro_rules! back_substitute_in_frames {
-    ($lanes:ty, $features:literal) => {
-        /// Back-substitution into ICML words, as
-        /// [`crate::solve::back_substitute`].
+macro_rules! entry_points {
+    ($kernel:ty, $lanes:ty, $features:literal) => {
+        /// Single query of a non-empty filter.
         ///
         /// # Safety
         /// The CPU supports the module's instruction set.
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(
+            source: &P::Source,
+            payload: &[u8],
+            hash: u64,
+        ) -> bool
+        where
+            $kernel: QueryKernel<W>,
+        {
+            // SAFETY: the features are enabled for this function.
+            unsafe { generic::contains::<W, P, $kernel>(source, payload, hash) }
+        }
+
+        /// Batch query of a non-empty filter; `out.len() == hashes.len()`.
+        ///
+        /// # Safety
+        /// As for `contains`.
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
+            source: &P::Source,
+            payload: &[u8],
+            hashes: &[u64],
+            out: &mut [bool],
+        ) where
+            $kernel: QueryKernel<W>,
+        {
+            // SAFETY: the features are enabled for this function.
+            unsafe { generic::contains_batch::<W, P, $kernel>(source, payload, hashes, out) }
+        }
+
+        /// Back-substitution into ICML words, as the scalar
+        /// `arch/scalar.rs` does.
+        ///
+        /// # Safety
+        /// As for `contains`.
         #[target_feature(enable = $features)]
         pub(crate) unsafe fn back_substitute<W: Coeff>(
             g: &Geometry,
@@ -278,7 +451,7 @@ macro_rules! back_substitute_in_frames {
         /// One variant of [`generic::solve_vectors`].
         ///
         /// # Safety
-        /// As for `back_substitute`.
+        /// As for `contains`.
         #[target_feature(enable = $features)]
         #[inline(never)]
         unsafe fn solve_in_frame<W: Coeff, const N: usize>(
@@ -295,14 +468,14 @@ macro_rules! back_substitute_in_frames {
     };
 }
 #[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
-pub(crate) use back_substitute_in_frames;
+pub(crate) use entry_points;
 
-/// The vector twin of [`crate::solve::back_substitute`] with `N` state
-/// vectors (`N * LANES >= columns`): same inputs, same bytes out. SIMD
-/// modules pick `N` with [`back_substitute_in_frames`].
+/// The vector twin of the scalar back-substitution (`arch/scalar.rs`) with `N` state
+/// vectors (`N * COLUMNS >= columns`): same inputs, same bytes out. SIMD
+/// modules pick `N` in the `back_substitute` of [`entry_points`].
 ///
 /// # Safety
-/// The CPU supports `L`'s instruction set; `L::LANES >= 2`.
+/// The CPU supports `L`'s instruction set; `L::COLUMNS >= 2`.
 #[inline(always)]
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
@@ -313,7 +486,7 @@ pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
 ) {
     let w = W::BITS as usize;
     let max_columns = g.max_columns().min(64);
-    let vectors = max_columns.div_ceil(L::LANES).min(N);
+    let vectors = max_columns.div_ceil(L::COLUMNS).min(N);
     // SAFETY (all calls below): the caller guarantees the instruction set.
     let mut state = [unsafe { L::zero() }; N];
     let mut words = [W::ZERO; 64 + 8];
@@ -329,11 +502,11 @@ pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
                 if N == MAX_VECTORS && k >= vectors {
                     break;
                 }
-                *s = unsafe { L::step(*s, c, bits >> ((k * L::LANES) & 63)) };
+                *s = unsafe { L::step(*s, c, bits >> ((k * L::COLUMNS) & 63)) };
             }
         }
         for (k, s) in state.iter().take(vectors).enumerate() {
-            if let Some(out) = words.get_mut(k * L::LANES..(k + 1) * L::LANES) {
+            if let Some(out) = words.get_mut(k * L::COLUMNS..(k + 1) * L::COLUMNS) {
                 unsafe { L::store(*s, out) };
             }
         }
@@ -342,30 +515,5 @@ pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
         for (j, word) in words.iter().take(columns).enumerate() {
             word.write_word(payload, first + j);
         }
-    }
-}
-
-/// The portable kernel: all columns without early exit, no prefetch.
-pub(crate) struct Portable;
-
-impl<W: Coeff> QueryKernel<W> for Portable {
-    #[inline(always)]
-    unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>, _max_columns: usize) {}
-
-    #[inline(always)]
-    unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, _max_columns: usize) -> bool {
-        let mut bits = 0u64;
-        for j in 0..p.columns() {
-            let (Some(lo), Some(hi)) = (
-                W::read_word(payload, p.lo_word + j),
-                W::read_word(payload, p.hi_word + j),
-            ) else {
-                // Outside the payload (impossible for a validated geometry):
-                // "maybe present" rather than a false negative.
-                return true;
-            };
-            bits |= query::column_bit(lo, hi, p) << (j & 63);
-        }
-        bits == if P::RESULT { p.expected } else { 0 }
     }
 }

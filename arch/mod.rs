@@ -1,14 +1,20 @@
-//! Per-instruction-set kernels. `src/dispatch.rs` is their only caller.
+//! Per-instruction-set kernels. The kernel table (`src/kernels.rs`) is
+//! their only caller.
 //!
-//! `generic.rs` holds the two algorithms written once, over small traits:
-//! the batch query (a pipeline over a ring of chunks: expand keys, prefetch
-//! their blocks, evaluate every column at once) and the "columns as lanes"
-//! back-substitution. Each instruction set implements the traits with its
-//! own intrinsics.
+//! `scalar.rs` is the reference every other kernel is checked against and
+//! the one that needs no special instructions. `generic.rs` holds the
+//! algorithms written once, over small traits: the query (a batch runs as
+//! a pipeline over a ring of chunks: expand keys, prefetch their blocks,
+//! evaluate every column at once) and the "columns as lanes"
+//! back-substitution, plus the macro that makes each instruction set's
+//! entry points. Each instruction set implements the traits with its own
+//! intrinsics, and has a proof type (`Avx2`, `Avx512`, `Neon`) whose only
+//! constructor detects it.
 //! `x86_64/expand.rs` is the vector twin of the hash expansion, written once
 //! over a lane trait that AVX2 and AVX-512 implement.
 
 pub(crate) mod generic;
+pub(crate) mod scalar;
 
 // Which kernels can be compiled for the target is decided in build.rs.
 cfg_if::cfg_if! {
@@ -18,6 +24,11 @@ cfg_if::cfg_if! {
         pub(crate) mod aarch64;
     }
 }
+
+/// A value that proves the CPU runs an instruction set: implemented only by
+/// the proof types (`Avx2`, `Avx512`, `Neon`), whose only constructors
+/// detect it. The kernel table takes one before storing a kernel.
+pub(crate) trait IsaProof: Copy {}
 
 /// Hints that the cache line holding `words[at]` will soon be written.
 /// Nothing happens past the end, under Miri, or where the instruction set

@@ -5,11 +5,11 @@
 //! each followed, for Standard Ribbon only, by its result word (see
 //! [`Rows`]). An all-zero coefficient row is an empty slot.
 
-use crate::arch::prefetch_for_write;
-use crate::dispatch::{self, Backend};
+use crate::backend::Backend;
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::hash::{Coeff, Equation, Expander, FreeRows, remix};
+use crate::kernels::{SolveKernel, prefetch_for_write};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::word::{Rows, Word};
 
@@ -152,7 +152,7 @@ pub struct Banding<'s> {
     inserted: u64,
     redundant: u64,
     capacity: u64,
-    backend: Backend,
+    solve: SolveKernel,
 }
 
 impl core::fmt::Debug for Banding<'_> {
@@ -177,6 +177,7 @@ impl<'s> Banding<'s> {
         scratch: &'s mut [u64],
         capacity: u64,
     ) -> Result<Banding<'s>, Error> {
+        let solve = SolveKernel::new(backend, geometry.width).ok_or(Error::BackendUnavailable)?;
         let need = scratch_words(&geometry).ok_or(Error::TooLarge)?;
         let rows = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
         rows.fill(0);
@@ -188,7 +189,7 @@ impl<'s> Banding<'s> {
             inserted: 0,
             redundant: 0,
             capacity,
-            backend,
+            solve,
         })
     }
 
@@ -199,7 +200,7 @@ impl<'s> Banding<'s> {
         BandingParts {
             geometry: self.geometry,
             seed: self.seed,
-            backend: self.backend,
+            backend: self.solve.backend(),
             inserted: self.inserted,
             redundant: self.redundant,
             capacity: self.capacity,
@@ -224,9 +225,7 @@ impl<'s> Banding<'s> {
         if parts.inserted > g.num_slots() as u64 || added > parts.capacity {
             return Err(Error::CorruptHeader);
         }
-        if !parts.backend.is_available() {
-            return Err(Error::BackendUnavailable);
-        }
+        let solve = SolveKernel::new(parts.backend, g.width).ok_or(Error::BackendUnavailable)?;
         Ok(Banding {
             geometry: g,
             seed: parts.seed,
@@ -235,7 +234,7 @@ impl<'s> Banding<'s> {
             inserted: parts.inserted,
             redundant: parts.redundant,
             capacity: parts.capacity,
-            backend: parts.backend,
+            solve,
         })
     }
 
@@ -278,17 +277,7 @@ impl<'s> Banding<'s> {
     /// The equation `hash` contributes under this system's seed.
     /// For a filter with no slots (planned for zero keys) it is all zero.
     pub fn equation(&self, hash: u64) -> Equation {
-        if self.geometry.num_blocks == 0 {
-            return Equation {
-                start: 0,
-                coeff: 0,
-                result: 0,
-            };
-        }
-        match self.geometry.width {
-            Width::W64 => self.expander.equation::<u64>(hash),
-            Width::W128 => self.expander.equation::<u128>(hash),
-        }
+        self.expander.equation(&self.geometry, hash)
     }
 
     /// Adds one key hash.
@@ -482,8 +471,7 @@ impl<'s> Banding<'s> {
         let (header, payload) = out
             .split_first_chunk_mut::<HEADER_BYTES>()
             .ok_or(Error::OutputTooSmall)?;
-        dispatch::back_substitute(
-            self.backend,
+        self.solve.run(
             &self.geometry,
             FreeRows::Pseudorandom(self.expander.seed_mix),
             Rows::new_for(self.geometry.width, self.rows, self.expander.standard),

@@ -9,11 +9,10 @@
 
 use core::ffi::c_char;
 
+use crate::backend::Backend;
 use crate::band::{AddOutcome, Banding, BandingParts};
-use crate::dispatch::Backend;
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
-use crate::hash::Expander;
 use crate::layout::{Geometry, Header, Kind, Width};
 use crate::plan::Plan;
 
@@ -153,7 +152,7 @@ fn load_plan(p: &ribbon_plan) -> Result<Plan, i32> {
 
 fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
     let v = view.validated();
-    let g = &v.header.geometry;
+    let g = &v.parts.geometry;
     let bytes = view.as_bytes();
     let mut words = [0u64; 8];
     words[0] = FILTER_MAGIC;
@@ -161,8 +160,8 @@ fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
     words[2] = bytes.len() as u64;
     words[3] = g.num_blocks as u64;
     words[4] = g.upper_start_block as u64;
-    words[5] = v.header.num_keys;
-    words[6] = pack(g, Some(v.backend), v.header.seed);
+    words[5] = v.num_keys;
+    words[6] = pack(g, Some(v.backend()), v.seed);
     words[7] = check_word(&words);
     f.opaque = words;
 }
@@ -179,10 +178,6 @@ unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
     }
     let (geometry, backend, seed) = unpack(w[6], w[3], w[4]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    // Never run a kernel this CPU lacks, whatever the struct says.
-    if !backend.is_available() {
-        return Err(Error::BackendUnavailable.code());
-    }
     let len = usize::try_from(w[2]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
     let ptr = w[1] as usize as *const u8;
     if ptr.is_null() || len != geometry.filter_bytes() {
@@ -197,11 +192,9 @@ unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
         seed,
         num_keys: w[5],
     };
-    let validated = Validated {
-        header,
-        expander: Expander::new(&geometry, seed),
-        backend,
-    };
+    // Never runs a kernel this CPU lacks, whatever the struct says: the
+    // kernel table checks the backend again.
+    let validated = Validated::new(&header, backend).map_err(Error::code)?;
     Ok(FilterRef::from_validated(validated, bytes))
 }
 

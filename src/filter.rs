@@ -1,9 +1,11 @@
 //! `FilterRef`: a zero-copy, validated view over a serialized filter.
 
-use crate::dispatch::{self, Backend};
+use crate::backend::Backend;
 use crate::error::Error;
 use crate::hash::{Equation, Expander};
-use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
+use crate::kernels::QueryKernels;
+use crate::layout::{HEADER_BYTES, Header, Kind, Width};
+use crate::probe::Parts;
 
 /// A borrowed Ribbon filter: the serialized bytes (any alignment) plus the
 /// header decoded and validated once.
@@ -30,26 +32,24 @@ use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 /// ```
 #[derive(Clone, Copy)]
 pub struct FilterRef<'a> {
-    header: Header,
-    expander: Expander,
+    state: Validated,
     bytes: &'a [u8],
     payload: &'a [u8],
-    backend: Backend,
 }
 
 impl core::fmt::Debug for FilterRef<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let g = &self.header.geometry;
+        let g = &self.state.parts.geometry;
         f.debug_struct("FilterRef")
             .field("kind", &g.kind)
             .field("width", &g.width)
-            .field("num_keys", &self.header.num_keys)
+            .field("num_keys", &self.state.num_keys)
             .field("num_slots", &g.num_slots())
             .field("lower_columns", &g.lower_columns)
             .field("upper_start_block", &g.upper_start_block)
-            .field("seed", &self.header.seed)
+            .field("seed", &self.state.seed)
             .field("bytes", &(HEADER_BYTES + self.payload.len()))
-            .field("backend", &self.backend)
+            .field("backend", &self.backend())
             .finish()
     }
 }
@@ -64,13 +64,8 @@ impl<'a> FilterRef<'a> {
     /// CPU unless one was set with [`Backend::force`].
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
         let header = Header::decode(bytes)?;
-        Ok(FilterRef {
-            expander: Expander::new(&header.geometry, header.seed),
-            bytes,
-            payload: bytes.get(HEADER_BYTES..).unwrap_or(&[]),
-            header,
-            backend: Backend::current(),
-        })
+        let state = Validated::new(&header, Backend::current())?;
+        Ok(FilterRef::from_validated(state, bytes))
     }
 
     /// The exact length of the serialized filter that starts `bytes`, read
@@ -109,7 +104,8 @@ impl<'a> FilterRef<'a> {
     /// was built from, `true` with the filter's FP rate otherwise.
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
-        dispatch::contains(self.backend, self.parts(), hash)
+        let s = &self.state;
+        s.kernels.contains(&s.parts, self.payload, hash)
     }
 
     /// Queries every hash, writing one answer per hash into `out`, which must
@@ -118,47 +114,54 @@ impl<'a> FilterRef<'a> {
         if hashes.len() != out.len() {
             return Err(Error::LengthMismatch);
         }
-        dispatch::contains_batch(self.backend, self.parts(), hashes, out);
+        let s = &self.state;
+        s.kernels
+            .contains_batch(&s.parts, self.payload, hashes, out);
         Ok(())
     }
 
     /// The same view, querying with `backend`; fails if this CPU or build
     /// lacks it.
     pub fn with_backend(self, backend: Backend) -> Result<FilterRef<'a>, Error> {
-        if !backend.is_available() {
-            return Err(Error::BackendUnavailable);
-        }
-        Ok(FilterRef { backend, ..self })
+        let kernels = QueryKernels::for_filter(backend, &self.state.parts.geometry)
+            .ok_or(Error::BackendUnavailable)?;
+        Ok(FilterRef {
+            state: Validated {
+                kernels,
+                ..self.state
+            },
+            ..self
+        })
     }
 
     /// The backend queries use.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.state.kernels.backend()
     }
 
     /// The filter's kind.
     pub fn kind(&self) -> Kind {
-        self.header.geometry.kind
+        self.state.parts.geometry.kind
     }
 
     /// The filter's ribbon width.
     pub fn width(&self) -> Width {
-        self.header.geometry.width
+        self.state.parts.geometry.width
     }
 
     /// Number of key hashes the filter was built from (duplicates included).
     pub fn num_keys(&self) -> u64 {
-        self.header.num_keys
+        self.state.num_keys
     }
 
     /// Number of slots `m`.
     pub fn num_slots(&self) -> usize {
-        self.header.geometry.num_slots()
+        self.state.parts.geometry.num_slots()
     }
 
     /// The seed the filter was built with.
     pub fn seed(&self) -> u32 {
-        self.header.seed
+        self.state.seed
     }
 
     /// Serialized length in bytes, header included.
@@ -170,7 +173,7 @@ impl<'a> FilterRef<'a> {
     /// for a filter of no keys.
     pub fn millibits_per_key(&self) -> u64 {
         let bits = self.payload.len() as u128 * 8 * 1000;
-        match u128::from(self.header.num_keys) {
+        match u128::from(self.state.num_keys) {
             0 => 0,
             n => (bits / n) as u64,
         }
@@ -181,7 +184,7 @@ impl<'a> FilterRef<'a> {
     /// a lower bound for Homogeneous Ribbon (whose rate is slightly higher).
     /// 0 for an empty filter, which matches nothing.
     pub fn column_fp_ppt(&self) -> u64 {
-        crate::fp::column_fp_ppt(&self.header.geometry)
+        self.state.parts.geometry.column_fp_ppt()
     }
 
     /// The filter's FP rate as measured from its bytes, in parts per
@@ -208,23 +211,13 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), ribbon_kernel::Error>(())
     /// ```
     pub fn estimated_fp_ppt(&self) -> u64 {
-        crate::fp::estimated_fp_ppt(&self.header.geometry, self.payload)
+        crate::fp::estimated_fp_ppt(&self.state.parts.geometry, self.payload)
     }
 
     /// The equation `hash` contributes to this filter's system.
     pub fn equation(&self, hash: u64) -> Equation {
-        let g = &self.header.geometry;
-        if g.num_blocks == 0 {
-            return Equation {
-                start: 0,
-                coeff: 0,
-                result: 0,
-            };
-        }
-        match g.width {
-            Width::W64 => self.expander.equation::<u64>(hash),
-            Width::W128 => self.expander.equation::<u128>(hash),
-        }
+        let p = &self.state.parts;
+        p.expander.equation(&p.geometry, hash)
     }
 
     /// The serialized bytes this view covers.
@@ -235,47 +228,48 @@ impl<'a> FilterRef<'a> {
     /// The decoded state, to rebuild a view over the same bytes cheaply.
     #[cfg_attr(not(any(feature = "alloc", feature = "capi")), allow(dead_code))]
     pub(crate) fn validated(&self) -> Validated {
-        Validated {
-            header: self.header,
-            expander: self.expander,
-            backend: self.backend,
-        }
+        self.state
     }
 
-    /// A view over `bytes`, which `v` was decoded from.
-    #[cfg_attr(not(any(feature = "alloc", feature = "capi")), allow(dead_code))]
-    pub(crate) fn from_validated(v: Validated, bytes: &'a [u8]) -> FilterRef<'a> {
+    /// A view over `bytes`, which `state` was decoded from.
+    pub(crate) fn from_validated(state: Validated, bytes: &'a [u8]) -> FilterRef<'a> {
         FilterRef {
-            header: v.header,
-            expander: v.expander,
+            state,
             bytes,
             payload: bytes.get(HEADER_BYTES..).unwrap_or(&[]),
-            backend: v.backend,
-        }
-    }
-
-    #[inline(always)]
-    fn parts(&self) -> Parts<'a> {
-        Parts {
-            geometry: self.header.geometry,
-            expander: self.expander,
-            payload: self.payload,
         }
     }
 }
 
-/// What a query kernel needs: geometry, hash expansion and the ICML payload.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Parts<'a> {
-    pub(crate) geometry: Geometry,
-    pub(crate) expander: Expander,
-    pub(crate) payload: &'a [u8],
-}
-
-/// A `FilterRef` without its borrow, for the owning `Filter` and the C ABI.
+/// A `FilterRef` without its borrow, for the owning `Filter` and the C ABI:
+/// the decoded header and the kernels resolved for it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Validated {
-    pub(crate) header: Header,
-    pub(crate) expander: Expander,
-    pub(crate) backend: Backend,
+    pub(crate) parts: Parts,
+    pub(crate) seed: u32,
+    pub(crate) num_keys: u64,
+    kernels: QueryKernels<Parts>,
+}
+
+impl Validated {
+    /// The state of a view of a filter with header `header` (validated),
+    /// querying with `backend`; fails if this CPU or build lacks it.
+    pub(crate) fn new(header: &Header, backend: Backend) -> Result<Validated, Error> {
+        let g = header.geometry;
+        Ok(Validated {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, header.seed),
+            },
+            seed: header.seed,
+            num_keys: header.num_keys,
+            kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
+        })
+    }
+
+    /// The backend the kernels belong to.
+    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
+    pub(crate) fn backend(&self) -> Backend {
+        self.kernels.backend()
+    }
 }

@@ -73,21 +73,24 @@ pub(crate) fn columns_fp_at_most(g: &Geometry, num: u128, den: u128) -> bool {
     lhs <= rhs
 }
 
-/// FP rate of the columns in parts per trillion (in its own frame: see
-/// [`excess_of`]).
-#[inline(never)]
-pub(crate) fn column_fp_ppt(g: &Geometry) -> u64 {
-    if g.num_blocks == 0 {
-        return 0;
+impl Geometry {
+    /// FP rate of the columns in parts per trillion (in its own frame: see
+    /// [`excess_of`]).
+    #[inline(never)]
+    pub(crate) fn column_fp_ppt(&self) -> u64 {
+        let g = self;
+        if g.num_blocks == 0 {
+            return 0;
+        }
+        let (lower, upper) = start_weights(g);
+        let total = lower + upper;
+        let one = PPT << 64;
+        let lc = g.lower_columns;
+        let share = |columns: u32, weight: u128| div(one >> columns, total).saturating_mul(weight);
+        let lower_part = share(lc, lower);
+        let upper_part = if upper > 0 { share(lc + 1, upper) } else { 0 };
+        ((lower_part + upper_part) >> 64) as u64
     }
-    let (lower, upper) = start_weights(g);
-    let total = lower + upper;
-    let one = PPT << 64;
-    let lc = g.lower_columns;
-    let share = |columns: u32, weight: u128| div(one >> columns, total).saturating_mul(weight);
-    let lower_part = share(lc, lower);
-    let upper_part = if upper > 0 { share(lc + 1, upper) } else { 0 };
-    ((lower_part + upper_part) >> 64) as u64
 }
 
 /// `x << shift`, or `u128::MAX` if bits would be lost.
@@ -148,7 +151,7 @@ fn excess_of(g: &Geometry, m: &Measured) -> u64 {
 /// The FP rate of a filter with `g`'s geometry and payload in parts per
 /// trillion: the columns' rate, times one plus the Homogeneous excess.
 pub(crate) fn estimated_fp_ppt(g: &Geometry, payload: &[u8]) -> u64 {
-    let columns = column_fp_ppt(g);
+    let columns = g.column_fp_ppt();
     if g.kind.is_standard() {
         return columns;
     }

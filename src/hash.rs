@@ -212,7 +212,23 @@ impl Expander {
         }
     }
 
-    pub(crate) fn equation<W: Coeff>(&self, hash: u64) -> Equation {
+    /// The equation `hash` contributes to a system of geometry `g` (the
+    /// one this expander was made for); all zero when `g` has no slots.
+    pub(crate) fn equation(&self, g: &crate::layout::Geometry, hash: u64) -> Equation {
+        if g.num_blocks == 0 {
+            return Equation {
+                start: 0,
+                coeff: 0,
+                result: 0,
+            };
+        }
+        match g.width {
+            crate::layout::Width::W64 => self.equation_of::<u64>(hash),
+            crate::layout::Width::W128 => self.equation_of::<u128>(hash),
+        }
+    }
+
+    fn equation_of<W: Coeff>(&self, hash: u64) -> Equation {
         let (start, coeff, result) = self.expand::<W>(hash);
         Equation {
             start,

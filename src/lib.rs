@@ -11,19 +11,19 @@ extern crate std;
 #[path = "../arch/mod.rs"]
 mod arch;
 mod arith;
-// The kit the integration tests, benches and examples share.
+mod backend;
 mod band;
 pub mod bounds;
 mod detect;
-mod dispatch;
 mod error;
 mod filter;
 mod fp;
 mod hash;
+mod kernels;
 mod layout;
 mod plan;
-mod query;
-mod solve;
+mod probe;
+// The kit the integration tests, benches and examples share.
 #[cfg(test)]
 #[path = "../tests/common/kit.rs"]
 mod test_kit;
@@ -38,8 +38,8 @@ pub mod ffi;
 #[cfg(feature = "rocksdb")]
 pub mod rocksdb;
 
+pub use backend::Backend;
 pub use band::{AddOutcome, Banding};
-pub use dispatch::Backend;
 pub use error::Error;
 pub use filter::FilterRef;
 pub use hash::Equation;

@@ -3,7 +3,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::dispatch::Backend;
+use crate::backend::Backend;
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
 use crate::plan::Plan;

@@ -4,8 +4,8 @@
 //! kernel callers cannot use the FPU.
 
 use crate::arith::{div, div_ceil};
+use crate::backend::Backend;
 use crate::band::{self, Banding};
-use crate::dispatch::Backend;
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::fp;
@@ -386,7 +386,7 @@ impl Plan {
     /// FP rate of the columns in parts per trillion; see
     /// [`FilterRef::column_fp_ppt`].
     pub fn column_fp_ppt(&self) -> u64 {
-        fp::column_fp_ppt(&self.geometry)
+        self.geometry.column_fp_ppt()
     }
 
     /// Builds a filter from `hashes` (at most [`Plan::num_keys`] of them, in

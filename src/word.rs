@@ -232,7 +232,18 @@ impl<'a> Rows<'a> {
     /// Words per row for width `W`, with a result word for Standard Ribbon.
     #[inline(always)]
     pub(crate) const fn stride<W: Word>(standard: bool) -> usize {
-        W::BITS as usize / 64 + standard as usize
+        Self::stride_for_bits(W::BITS, standard)
+    }
+
+    /// [`Rows::stride`] for a width known at run time.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) const fn stride_for(width: crate::layout::Width, standard: bool) -> usize {
+        Self::stride_for_bits(width.bits(), standard)
+    }
+
+    /// Coefficient words (`bits / 64`), then one result word for Standard.
+    const fn stride_for_bits(bits: u32, standard: bool) -> usize {
+        bits as usize / 64 + standard as usize
     }
 
     /// Rows of width `W` over `words`.

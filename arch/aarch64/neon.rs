@@ -2,20 +2,32 @@
 //! (per-byte population count) and pairwise widening adds.
 //!
 //! NEON is part of every aarch64 target this module is compiled for
-//! (`target_feature = "neon"`), so these functions need no runtime check;
-//! they stay `unsafe` for the pointer reads and to mirror the x86 kernels.
+//! (`target_feature = "neon"`); detection still reports it, so that the
+//! kernel table treats it as every other backend.
 
 use core::arch::aarch64::*;
 
-use crate::arch::generic::{self, QueryKernel, SolveLanes};
+use crate::arch::generic::{self, Lanes64, QueryKernel, SolveLanes};
+use crate::arch::scalar;
+use crate::detect::{self, Features};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{self, Probe, Probes};
+use crate::probe::{Probe, Probes};
 use crate::word::Rows;
-use crate::word::Word;
 
-/// The NEON instruction set.
-pub(crate) struct Neon;
+/// The NEON instruction set. A value is proof that the CPU runs it: the
+/// only constructor is [`Neon::detect`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Neon(());
+
+impl crate::arch::IsaProof for Neon {}
+
+impl Neon {
+    /// Proof that this CPU runs NEON, if it does.
+    pub(crate) fn detect() -> Option<Neon> {
+        detect::features().has(Features::NEON).then_some(Neon(()))
+    }
+}
 
 /// Per-lane parity of `x`: 0 or 1 in each 64-bit lane.
 #[inline(always)]
@@ -69,17 +81,9 @@ impl QueryKernel<u64> for Neon {
                 bits |= two << (2 * k);
             }
         }
-        if columns % 2 == 1 {
-            let j = columns - 1;
-            let (Some(lo), Some(hi)) = (
-                <u64 as Word>::read_word(payload, p.lo_word + j),
-                <u64 as Word>::read_word(payload, p.hi_word + j),
-            ) else {
-                return true;
-            };
-            bits |= query::column_bit(lo, hi, p) << j;
-        }
-        bits == if P::RESULT { p.expected } else { 0 }
+        // An odd last column: the scalar evaluation.
+        let last = scalar::column_bits(payload, p, 2 * pairs, columns);
+        scalar::bits_match::<u64, P>(last.map(|last| bits | last), p)
     }
 }
 
@@ -112,104 +116,59 @@ impl QueryKernel<u128> for Neon {
     }
 }
 
-impl SolveLanes<u64> for Neon {
-    type State = uint64x2_t;
+/// Two 64-bit lanes (back-substitution).
+impl Lanes64 for uint64x2_t {
     const LANES: usize = 2;
 
     #[inline(always)]
-    unsafe fn zero() -> uint64x2_t {
-        // SAFETY: NEON is part of the target.
-        unsafe { vdupq_n_u64(0) }
+    unsafe fn splat(v: u64) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { vdupq_n_u64(v) }
     }
-
     #[inline(always)]
-    unsafe fn step(s: uint64x2_t, c: u64, bits: u64) -> uint64x2_t {
-        // SAFETY: NEON is part of the target.
-        unsafe {
-            let shifted = vshlq_n_u64::<1>(s);
-            let parity = parity_lanes(vandq_u64(shifted, vdupq_n_u64(c)));
-            let b = pair(bits & 1, (bits >> 1) & 1);
-            vorrq_u64(shifted, veorq_u64(parity, b))
+    unsafe fn store(self, dst: &mut [u64]) {
+        if let Some(dst) = dst.get_mut(..2) {
+            // SAFETY: NEON is available; `dst` holds two values.
+            unsafe { vst1q_u64(dst.as_mut_ptr(), self) }
         }
     }
-
     #[inline(always)]
-    unsafe fn store(s: uint64x2_t, out: &mut [u64]) {
-        // SAFETY: NEON is part of the target.
-        unsafe {
-            out[0] = vgetq_lane_u64::<0>(s);
-            out[1] = vgetq_lane_u64::<1>(s);
-        }
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { veorq_u64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { vandq_u64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { vorrq_u64(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn shr<const N: u32>(self) -> Self {
+        // A register count (negative: right); the immediate forms take an
+        // `i32` constant that a `u32` generic cannot name.
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { vshlq_u64(self, vdupq_n_s64(-i64::from(N))) }
+    }
+    #[inline(always)]
+    unsafe fn shl<const N: u32>(self) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { vshlq_u64(self, vdupq_n_s64(i64::from(N))) }
+    }
+    #[inline(always)]
+    unsafe fn parity(self) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { parity_lanes(self) }
+    }
+    #[inline(always)]
+    unsafe fn bit_per_lane(bits: u64) -> Self {
+        // SAFETY: NEON is available (the trait's contract).
+        unsafe { pair(bits, bits >> 1) }
     }
 }
 
-impl SolveLanes<u128> for Neon {
-    /// Low and high halves of two columns' 128-bit state words.
-    type State = (uint64x2_t, uint64x2_t);
-    const LANES: usize = 2;
-
-    #[inline(always)]
-    unsafe fn zero() -> (uint64x2_t, uint64x2_t) {
-        // SAFETY: NEON is part of the target.
-        unsafe { (vdupq_n_u64(0), vdupq_n_u64(0)) }
-    }
-
-    #[inline(always)]
-    unsafe fn step(s: (uint64x2_t, uint64x2_t), c: u128, bits: u64) -> (uint64x2_t, uint64x2_t) {
-        // SAFETY: NEON is part of the target.
-        unsafe {
-            let (l, h) = s;
-            let sl = vshlq_n_u64::<1>(l);
-            let sh = vorrq_u64(vshlq_n_u64::<1>(h), vshrq_n_u64::<63>(l));
-            let t = veorq_u64(
-                vandq_u64(sl, vdupq_n_u64(c as u64)),
-                vandq_u64(sh, vdupq_n_u64((c >> 64) as u64)),
-            );
-            let b = pair(bits & 1, (bits >> 1) & 1);
-            (vorrq_u64(sl, veorq_u64(parity_lanes(t), b)), sh)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn store(s: (uint64x2_t, uint64x2_t), out: &mut [u128]) {
-        // SAFETY: NEON is part of the target.
-        unsafe {
-            out[0] =
-                u128::from(vgetq_lane_u64::<0>(s.0)) | (u128::from(vgetq_lane_u64::<0>(s.1)) << 64);
-            out[1] =
-                u128::from(vgetq_lane_u64::<1>(s.0)) | (u128::from(vgetq_lane_u64::<1>(s.1)) << 64);
-        }
-    }
-}
-
-/// Single query.
-///
-/// # Safety
-/// Always safe on the targets this module is built for; `unsafe` to mirror
-/// the x86 kernels.
-pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(probes: &P, payload: &[u8], hash: u64) -> bool
-where
-    Neon: QueryKernel<W>,
-{
-    let probe = probes.probe(hash);
-    // SAFETY: NEON is part of the target; the probe belongs to `p`.
-    unsafe { <Neon as QueryKernel<W>>::matches::<P>(payload, &probe, probes.max_columns()) }
-}
-
-/// Batch query.
-///
-/// # Safety
-/// As for [`contains`].
-pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
-    probes: &P,
-    payload: &[u8],
-    hashes: &[u64],
-    out: &mut [bool],
-) where
-    Neon: QueryKernel<W>,
-{
-    // SAFETY: NEON is part of the target.
-    unsafe { generic::contains_batch::<W, P, Neon>(probes, payload, hashes, out) }
-}
-
-generic::back_substitute_in_frames!(Neon, "neon");
+generic::entry_points!(Neon, uint64x2_t, "neon");

@@ -4,14 +4,27 @@
 use core::arch::x86_64::*;
 
 use super::expand::{self, U64Lanes};
-use crate::arch::generic::{self, Portable, ProbeChunk, QueryKernel, SolveLanes};
+use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
+use crate::arch::scalar::Scalar;
+use crate::detect::{self, Features};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{Probe, Probes};
+use crate::probe::{Probe, Probes};
 use crate::word::Rows;
 
-/// The AVX2 instruction set.
-pub(crate) struct Avx2;
+/// The AVX2 instruction set. A value is proof that the CPU runs it: the
+/// only constructor is [`Avx2::detect`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+impl crate::arch::IsaProof for Avx2 {}
+
+impl Avx2 {
+    /// Proof that this CPU runs AVX2, if it does.
+    pub(crate) fn detect() -> Option<Avx2> {
+        detect::features().has(Features::AVX2).then_some(Avx2(()))
+    }
+}
 
 /// Per-lane parity of `x`: 0 or 1 in each 64-bit lane.
 #[inline(always)]
@@ -96,12 +109,10 @@ impl QueryKernel<u64> for Avx2 {
         // masked out of the result.
         let groups = max_columns.div_ceil(4);
         // Whole groups of four words are read; the few keys whose groups
-        // would run past the payload take the portable path.
+        // would run past the payload take the scalar path.
         if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
-            // SAFETY: the portable kernel needs no instruction set.
-            return unsafe {
-                <Portable as QueryKernel<u64>>::matches::<P>(payload, p, max_columns)
-            };
+            // SAFETY: the scalar kernel needs no instruction set.
+            return unsafe { <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns) };
         }
         // SAFETY: AVX2 is available (caller); every load is in bounds
         // (checked above).
@@ -141,10 +152,8 @@ impl QueryKernel<u128> for Avx2 {
     ) -> bool {
         let groups = max_columns.div_ceil(2);
         if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
-            // SAFETY: the portable kernel needs no instruction set.
-            return unsafe {
-                <Portable as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
-            };
+            // SAFETY: the scalar kernel needs no instruction set.
+            return unsafe { <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns) };
         }
         // SAFETY: AVX2 is available (caller); loads checked above (a pair
         // of columns is loaded only below `max_columns`).
@@ -193,13 +202,9 @@ impl QueryKernel<u128> for Avx2 {
     }
 }
 
-/// Four lanes for the vector hash expansion (`super::expand`). AVX2 has
-/// only signed 64-bit compares; the expansion compares values below 2^63,
-/// where they agree with unsigned ones.
-impl U64Lanes for __m256i {
+/// Four 64-bit lanes (back-substitution and the hash expansion).
+impl Lanes64 for __m256i {
     const LANES: usize = 4;
-    /// All ones in lanes where the comparison holds.
-    type Mask = __m256i;
 
     #[inline(always)]
     unsafe fn splat(v: u64) -> Self {
@@ -207,18 +212,68 @@ impl U64Lanes for __m256i {
         unsafe { _mm256_set1_epi64x(v as i64) }
     }
     #[inline(always)]
-    unsafe fn load(src: &[u64]) -> Self {
-        debug_assert!(src.len() >= 4);
-        // SAFETY: AVX2 is available and the slice holds LANES values
-        // (the trait's contract); no alignment is needed.
-        unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
-    }
-    #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
         debug_assert!(dst.len() >= 4);
         // SAFETY: AVX2 is available and the slice holds LANES values
         // (the trait's contract); no alignment is needed.
         unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_xor_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_and_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_or_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn shr<const N: u32>(self) -> Self {
+        // A count register rather than an immediate (whose type differs);
+        // the compiler emits the immediate form for the constant count.
+        unsafe { _mm256_srl_epi64(self, _mm_set_epi64x(0, i64::from(N))) }
+    }
+    #[inline(always)]
+    unsafe fn shl<const N: u32>(self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_sll_epi64(self, _mm_set_epi64x(0, i64::from(N))) }
+    }
+    #[inline(always)]
+    unsafe fn parity(self) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { parity_lanes(self) }
+    }
+    #[inline(always)]
+    unsafe fn bit_per_lane(bits: u64) -> Self {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe {
+            _mm256_srlv_epi64(
+                _mm256_set1_epi64x(bits as i64),
+                _mm256_setr_epi64x(0, 1, 2, 3),
+            )
+        }
+    }
+}
+
+/// Four lanes for the vector hash expansion (`super::expand`). AVX2 has
+/// only signed 64-bit compares; the expansion compares values below 2^63,
+/// where they agree with unsigned ones.
+impl U64Lanes for __m256i {
+    /// All ones in lanes where the comparison holds.
+    type Mask = __m256i;
+
+    #[inline(always)]
+    unsafe fn load(src: &[u64]) -> Self {
+        debug_assert!(src.len() >= 4);
+        // SAFETY: AVX2 is available and the slice holds LANES values
+        // (the trait's contract); no alignment is needed.
+        unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
     }
     #[inline(always)]
     unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
@@ -237,21 +292,6 @@ impl U64Lanes for __m256i {
         }
     }
     #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_xor_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_and_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_or_si256(self, o) }
-    }
-    #[inline(always)]
     unsafe fn add(self, o: Self) -> Self {
         // SAFETY: AVX2 is available (the trait's contract).
         unsafe { _mm256_add_epi64(self, o) }
@@ -265,17 +305,6 @@ impl U64Lanes for __m256i {
     unsafe fn mul32(self, o: Self) -> Self {
         // SAFETY: AVX2 is available (the trait's contract).
         unsafe { _mm256_mul_epu32(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn shr<const N: u32>(self) -> Self {
-        // A count register rather than an immediate (whose type differs);
-        // the compiler emits the immediate form for the constant count.
-        unsafe { _mm256_srl_epi64(self, _mm_set_epi64x(0, i64::from(N))) }
-    }
-    #[inline(always)]
-    unsafe fn shl<const N: u32>(self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_sll_epi64(self, _mm_set_epi64x(0, i64::from(N))) }
     }
     #[inline(always)]
     unsafe fn shr_var(self, counts: Self) -> Self {
@@ -304,117 +333,4 @@ impl U64Lanes for __m256i {
     }
 }
 
-impl SolveLanes<u64> for Avx2 {
-    type State = __m256i;
-    const LANES: usize = 4;
-
-    #[inline(always)]
-    unsafe fn zero() -> __m256i {
-        // SAFETY: AVX2 is available (caller).
-        unsafe { _mm256_setzero_si256() }
-    }
-
-    #[inline(always)]
-    unsafe fn step(s: __m256i, c: u64, bits: u64) -> __m256i {
-        // SAFETY: AVX2 is available (caller).
-        unsafe {
-            let shifted = _mm256_slli_epi64::<1>(s);
-            let parity = parity_lanes(_mm256_and_si256(shifted, _mm256_set1_epi64x(c as i64)));
-            let b = _mm256_srlv_epi64(
-                _mm256_set1_epi64x(bits as i64),
-                _mm256_setr_epi64x(0, 1, 2, 3),
-            );
-            let bit = _mm256_and_si256(_mm256_xor_si256(parity, b), _mm256_set1_epi64x(1));
-            _mm256_or_si256(shifted, bit)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn store(s: __m256i, out: &mut [u64]) {
-        let mut lanes = [0u64; 4];
-        // SAFETY: AVX2 is available (caller); `lanes` holds 32 bytes.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), s) };
-        for (o, l) in out.iter_mut().zip(lanes) {
-            *o = l;
-        }
-    }
-}
-
-impl SolveLanes<u128> for Avx2 {
-    /// Low and high 64-bit halves of four columns' 128-bit state words.
-    type State = (__m256i, __m256i);
-    const LANES: usize = 4;
-
-    #[inline(always)]
-    unsafe fn zero() -> (__m256i, __m256i) {
-        // SAFETY: AVX2 is available (caller).
-        unsafe { (_mm256_setzero_si256(), _mm256_setzero_si256()) }
-    }
-
-    #[inline(always)]
-    unsafe fn step(s: (__m256i, __m256i), c: u128, bits: u64) -> (__m256i, __m256i) {
-        // SAFETY: AVX2 is available (caller).
-        unsafe {
-            let (l, h) = s;
-            let sl = _mm256_slli_epi64::<1>(l);
-            let sh = _mm256_or_si256(_mm256_slli_epi64::<1>(h), _mm256_srli_epi64::<63>(l));
-            let t = _mm256_xor_si256(
-                _mm256_and_si256(sl, _mm256_set1_epi64x(c as u64 as i64)),
-                _mm256_and_si256(sh, _mm256_set1_epi64x((c >> 64) as u64 as i64)),
-            );
-            let parity = parity_lanes(t);
-            let b = _mm256_srlv_epi64(
-                _mm256_set1_epi64x(bits as i64),
-                _mm256_setr_epi64x(0, 1, 2, 3),
-            );
-            let bit = _mm256_and_si256(_mm256_xor_si256(parity, b), _mm256_set1_epi64x(1));
-            (_mm256_or_si256(sl, bit), sh)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn store(s: (__m256i, __m256i), out: &mut [u128]) {
-        let (mut lo, mut hi) = ([0u64; 4], [0u64; 4]);
-        // SAFETY: AVX2 is available (caller); each array holds 32 bytes.
-        unsafe {
-            _mm256_storeu_si256(lo.as_mut_ptr().cast::<__m256i>(), s.0);
-            _mm256_storeu_si256(hi.as_mut_ptr().cast::<__m256i>(), s.1);
-        }
-        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
-            *o = u128::from(l) | (u128::from(h) << 64);
-        }
-    }
-}
-
-/// Single query.
-///
-/// # Safety
-/// AVX2 is available.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(probes: &P, payload: &[u8], hash: u64) -> bool
-where
-    Avx2: QueryKernel<W>,
-{
-    let probe = probes.probe(hash);
-    // SAFETY: AVX2 is enabled for this function; the probe belongs to `p`.
-    unsafe { <Avx2 as QueryKernel<W>>::matches::<P>(payload, &probe, probes.max_columns()) }
-}
-
-/// Batch query.
-///
-/// # Safety
-/// AVX2 is available.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
-    probes: &P,
-    payload: &[u8],
-    hashes: &[u64],
-    out: &mut [bool],
-) where
-    Avx2: QueryKernel<W>,
-{
-    // SAFETY: AVX2 is enabled for this function.
-    unsafe { generic::contains_batch::<W, P, Avx2>(probes, payload, hashes, out) }
-}
-
-generic::back_substitute_in_frames!(Avx2, "avx2");
+generic::entry_points!(Avx2, __m256i, "avx2");

@@ -4,14 +4,28 @@
 use core::arch::x86_64::*;
 
 use super::expand::{self, U64Lanes};
-use crate::arch::generic::{self, ProbeChunk, QueryKernel, SolveLanes};
+use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
+use crate::detect::{self, Features};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::query::{Probe, Probes};
+use crate::probe::{Probe, Probes};
 use crate::word::Rows;
 
-/// The AVX-512F + VPOPCNTDQ instruction set (with AVX2).
-pub(crate) struct Avx512;
+/// The AVX-512F + VPOPCNTDQ instruction set (with AVX2). A value is proof
+/// that the CPU runs it: the only constructor is [`Avx512::detect`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+impl crate::arch::IsaProof for Avx512 {}
+
+impl Avx512 {
+    /// Proof that this CPU runs AVX-512F, VPOPCNTDQ and AVX2, if it does.
+    pub(crate) fn detect() -> Option<Avx512> {
+        detect::features()
+            .has(Features::AVX512)
+            .then_some(Avx512(()))
+    }
+}
 
 /// Loads the lanes in `mask` starting at word `word` (size `bytes`).
 ///
@@ -200,10 +214,9 @@ unsafe fn four_columns<P: Probes<u128>>(
     }
 }
 
-/// Eight lanes for the vector hash expansion (`super::expand`).
-impl U64Lanes for __m512i {
+/// Eight 64-bit lanes (back-substitution and the hash expansion).
+impl Lanes64 for __m512i {
     const LANES: usize = 8;
-    type Mask = __mmask8;
 
     #[inline(always)]
     unsafe fn splat(v: u64) -> Self {
@@ -211,33 +224,11 @@ impl U64Lanes for __m512i {
         unsafe { _mm512_set1_epi64(v as i64) }
     }
     #[inline(always)]
-    unsafe fn load(src: &[u64]) -> Self {
-        debug_assert!(src.len() >= 8);
-        // SAFETY: AVX-512F is available and the slice holds LANES values
-        // (the trait's contract); no alignment is needed.
-        unsafe { _mm512_loadu_si512(src.as_ptr().cast()) }
-    }
-    #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
         debug_assert!(dst.len() >= 8);
         // SAFETY: AVX-512F is available and the slice holds LANES values
         // (the trait's contract); no alignment is needed.
         unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), self) }
-    }
-    #[inline(always)]
-    unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
-        debug_assert!(dst.len() >= 8);
-        // Little-endian u128: low half first; keys 0-3, then 4-7.
-        // SAFETY: AVX-512F is available and `dst` holds LANES values (the
-        // trait's contract): two vectors of four 128-bit values.
-        unsafe {
-            let first =
-                _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi);
-            let second =
-                _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), hi);
-            _mm512_storeu_si512(dst.as_mut_ptr().cast(), first);
-            _mm512_storeu_si512(dst.as_mut_ptr().wrapping_add(4).cast(), second);
-        }
     }
     #[inline(always)]
     unsafe fn xor(self, o: Self) -> Self {
@@ -255,6 +246,59 @@ impl U64Lanes for __m512i {
         unsafe { _mm512_or_si512(self, o) }
     }
     #[inline(always)]
+    unsafe fn shr<const N: u32>(self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_srli_epi64::<N>(self) }
+    }
+    #[inline(always)]
+    unsafe fn shl<const N: u32>(self) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe { _mm512_slli_epi64::<N>(self) }
+    }
+    #[inline(always)]
+    unsafe fn parity(self) -> Self {
+        // SAFETY: AVX-512 VPOPCNTDQ is available (the trait's contract).
+        unsafe { _mm512_popcnt_epi64(self) }
+    }
+    #[inline(always)]
+    unsafe fn bit_per_lane(bits: u64) -> Self {
+        // SAFETY: AVX-512F is available (the trait's contract).
+        unsafe {
+            _mm512_srlv_epi64(
+                _mm512_set1_epi64(bits as i64),
+                _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+            )
+        }
+    }
+}
+
+/// Eight lanes for the vector hash expansion (`super::expand`).
+impl U64Lanes for __m512i {
+    type Mask = __mmask8;
+
+    #[inline(always)]
+    unsafe fn load(src: &[u64]) -> Self {
+        debug_assert!(src.len() >= 8);
+        // SAFETY: AVX-512F is available and the slice holds LANES values
+        // (the trait's contract); no alignment is needed.
+        unsafe { _mm512_loadu_si512(src.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
+        debug_assert!(dst.len() >= 8);
+        // Little-endian u128: low half first; keys 0-3, then 4-7.
+        // SAFETY: AVX-512F is available and `dst` holds LANES values (the
+        // trait's contract): two vectors of four 128-bit values.
+        unsafe {
+            let first =
+                _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi);
+            let second =
+                _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), hi);
+            _mm512_storeu_si512(dst.as_mut_ptr().cast(), first);
+            _mm512_storeu_si512(dst.as_mut_ptr().wrapping_add(4).cast(), second);
+        }
+    }
+    #[inline(always)]
     unsafe fn add(self, o: Self) -> Self {
         // SAFETY: AVX-512F is available (the trait's contract).
         unsafe { _mm512_add_epi64(self, o) }
@@ -268,16 +312,6 @@ impl U64Lanes for __m512i {
     unsafe fn mul32(self, o: Self) -> Self {
         // SAFETY: AVX-512F is available (the trait's contract).
         unsafe { _mm512_mul_epu32(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn shr<const N: u32>(self) -> Self {
-        // SAFETY: AVX-512F is available (the trait's contract).
-        unsafe { _mm512_srli_epi64::<N>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shl<const N: u32>(self) -> Self {
-        // SAFETY: AVX-512F is available (the trait's contract).
-        unsafe { _mm512_slli_epi64::<N>(self) }
     }
     #[inline(always)]
     unsafe fn shr_var(self, counts: Self) -> Self {
@@ -306,119 +340,4 @@ impl U64Lanes for __m512i {
     }
 }
 
-impl SolveLanes<u64> for Avx512 {
-    type State = __m512i;
-    const LANES: usize = 8;
-
-    #[inline(always)]
-    unsafe fn zero() -> __m512i {
-        // SAFETY: AVX-512F is available (caller).
-        unsafe { _mm512_setzero_si512() }
-    }
-
-    #[inline(always)]
-    unsafe fn step(s: __m512i, c: u64, bits: u64) -> __m512i {
-        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller).
-        unsafe {
-            let shifted = _mm512_slli_epi64::<1>(s);
-            let parity =
-                _mm512_popcnt_epi64(_mm512_and_si512(shifted, _mm512_set1_epi64(c as i64)));
-            let b = _mm512_srlv_epi64(
-                _mm512_set1_epi64(bits as i64),
-                _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
-            );
-            let bit = _mm512_and_si512(_mm512_xor_si512(parity, b), _mm512_set1_epi64(1));
-            _mm512_or_si512(shifted, bit)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn store(s: __m512i, out: &mut [u64]) {
-        let mut lanes = [0u64; 8];
-        // SAFETY: AVX-512F is available (caller); `lanes` holds 64 bytes.
-        unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), s) };
-        for (o, l) in out.iter_mut().zip(lanes) {
-            *o = l;
-        }
-    }
-}
-
-impl SolveLanes<u128> for Avx512 {
-    /// Low and high halves of eight columns' 128-bit state words.
-    type State = (__m512i, __m512i);
-    const LANES: usize = 8;
-
-    #[inline(always)]
-    unsafe fn zero() -> (__m512i, __m512i) {
-        // SAFETY: AVX-512F is available (caller).
-        unsafe { (_mm512_setzero_si512(), _mm512_setzero_si512()) }
-    }
-
-    #[inline(always)]
-    unsafe fn step(s: (__m512i, __m512i), c: u128, bits: u64) -> (__m512i, __m512i) {
-        // SAFETY: AVX-512F/VPOPCNTDQ are available (caller).
-        unsafe {
-            let (l, h) = s;
-            let sl = _mm512_slli_epi64::<1>(l);
-            let sh = _mm512_or_si512(_mm512_slli_epi64::<1>(h), _mm512_srli_epi64::<63>(l));
-            let t = _mm512_xor_si512(
-                _mm512_and_si512(sl, _mm512_set1_epi64(c as u64 as i64)),
-                _mm512_and_si512(sh, _mm512_set1_epi64((c >> 64) as u64 as i64)),
-            );
-            let parity = _mm512_popcnt_epi64(t);
-            let b = _mm512_srlv_epi64(
-                _mm512_set1_epi64(bits as i64),
-                _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
-            );
-            let bit = _mm512_and_si512(_mm512_xor_si512(parity, b), _mm512_set1_epi64(1));
-            (_mm512_or_si512(sl, bit), sh)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn store(s: (__m512i, __m512i), out: &mut [u128]) {
-        let (mut lo, mut hi) = ([0u64; 8], [0u64; 8]);
-        // SAFETY: AVX-512F is available (caller); each array holds 64 bytes.
-        unsafe {
-            _mm512_storeu_si512(lo.as_mut_ptr().cast(), s.0);
-            _mm512_storeu_si512(hi.as_mut_ptr().cast(), s.1);
-        }
-        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
-            *o = u128::from(l) | (u128::from(h) << 64);
-        }
-    }
-}
-
-/// Single query.
-///
-/// # Safety
-/// AVX-512F, AVX-512 VPOPCNTDQ and AVX2 are available.
-#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
-pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(probes: &P, payload: &[u8], hash: u64) -> bool
-where
-    Avx512: QueryKernel<W>,
-{
-    let probe = probes.probe(hash);
-    // SAFETY: the features are enabled for this function; the probe belongs
-    // to `p`.
-    unsafe { <Avx512 as QueryKernel<W>>::matches::<P>(payload, &probe, probes.max_columns()) }
-}
-
-/// Batch query.
-///
-/// # Safety
-/// As for [`contains`].
-#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
-pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
-    probes: &P,
-    payload: &[u8],
-    hashes: &[u64],
-    out: &mut [bool],
-) where
-    Avx512: QueryKernel<W>,
-{
-    // SAFETY: the features are enabled for this function.
-    unsafe { generic::contains_batch::<W, P, Avx512>(probes, payload, hashes, out) }
-}
-
-generic::back_substitute_in_frames!(Avx512, "avx512f,avx512vpopcntdq,avx2");
+generic::entry_points!(Avx512, __m512i, "avx512f,avx512vpopcntdq,avx2");

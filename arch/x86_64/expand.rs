@@ -10,59 +10,32 @@
 //! per column) take the scalar path, which keeps the start math to 32-bit
 //! products and every compared value below 2^63 (so signed compares do).
 
-use super::super::generic::{self, CHUNK, ProbeChunk};
+use super::super::generic::{self, CHUNK, Lanes64, ProbeChunk};
 use crate::hash::{self, Coeff, Expander};
 use crate::layout::Geometry;
-use crate::query::Probes;
+use crate::probe::Probes;
 
-/// Unsigned 64-bit lanes of one vector register.
+/// What the hash expansion needs of 64-bit lanes beyond [`Lanes64`].
 ///
 /// # Safety
 /// Every method requires that the CPU supports the implementing
-/// instruction set; `load`, `store` and `store_u128` also that their slice
-/// holds at least `LANES` values.
-pub(crate) trait U64Lanes: Copy {
-    /// Lanes per vector.
-    const LANES: usize;
+/// instruction set; `load` and `store_u128` also that their slice holds at
+/// least `LANES` values.
+pub(crate) trait U64Lanes: Lanes64 {
     /// Result of a lane comparison.
     type Mask: Copy;
 
-    /// Every lane `v`.
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn splat(v: u64) -> Self;
     /// Lanes from `src[..LANES]` (`src` is at least that long).
     ///
     /// # Safety
     /// See the trait.
     unsafe fn load(src: &[u64]) -> Self;
-    /// Lanes to `dst[..LANES]` (`dst` is at least that long).
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn store(self, dst: &mut [u64]);
     /// 128-bit values, low halves in `lo`, to `dst[..LANES]` (at least
     /// that long).
     ///
     /// # Safety
     /// See the trait.
     unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]);
-    /// Lane-wise xor.
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn xor(self, o: Self) -> Self;
-    /// Lane-wise and.
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn and(self, o: Self) -> Self;
-    /// Lane-wise or.
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn or(self, o: Self) -> Self;
     /// Lane-wise wrapping add.
     ///
     /// # Safety
@@ -78,16 +51,6 @@ pub(crate) trait U64Lanes: Copy {
     /// # Safety
     /// See the trait.
     unsafe fn mul32(self, o: Self) -> Self;
-    /// Lane-wise logical shift right by `N` (< 64).
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn shr<const N: u32>(self) -> Self;
-    /// Lane-wise shift left by `N` (< 64).
-    ///
-    /// # Safety
-    /// See the trait.
-    unsafe fn shl<const N: u32>(self) -> Self;
     /// Per-lane shift; counts of 64 or more give 0.
     ///
     /// # Safety
@@ -420,10 +383,9 @@ pub(crate) unsafe fn expand_chunk<V: U64Lanes, W: ExpandWidth, P: Probes<W>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dispatch::Backend;
-    use crate::filter::Parts;
+    use crate::backend::Backend;
     use crate::layout::{Kind, Width};
-    use crate::query::NativeProbes;
+    use crate::probe::{NativeProbes, Parts};
 
     /// Vector and scalar expansion of the same keys, field by field.
     fn check<V: U64Lanes, W: ExpandWidth, const STANDARD: bool>(
@@ -431,14 +393,13 @@ mod tests {
         seed: u32,
         hashes: &[u64],
     ) where
-        NativeProbes<STANDARD>: Probes<W>,
+        NativeProbes<STANDARD>: Probes<W, Source = Parts>,
     {
         let parts = Parts {
             geometry: g,
             expander: Expander::new(&g, seed),
-            payload: &[],
         };
-        let probes = NativeProbes::<STANDARD>::new(&parts);
+        let probes = <NativeProbes<STANDARD> as Probes<W>>::new(&parts);
         assert!(probes.native().is_some());
         let mut vector = ProbeChunk::<W>::EMPTY;
         let mut scalar = ProbeChunk::<W>::EMPTY;
@@ -482,13 +443,9 @@ mod tests {
         // Keys whose starts cover the first and last slots and everything
         // between: extreme hashes plus a pseudo-random spread.
         let mut hashes = std::vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut state = 0;
         while hashes.len() < CHUNK {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            hashes.push(z ^ (z >> 31));
+            hashes.push(crate::test_kit::splitmix64(&mut state));
         }
         let rounds = if cfg!(miri) { 2 } else { 200 };
         for round in 0..rounds {

@@ -10,7 +10,7 @@ pub(crate) mod avx512;
 
 use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
 
-use crate::query::Probe;
+use crate::probe::Probe;
 use crate::word::Word;
 
 /// Prefetches every cache line of a probe's start-block and next-block words.

@@ -89,8 +89,9 @@ mod sizing;
 
 pub use hash::key_hash;
 
-use crate::dispatch::{Backend, Kernels};
+use crate::backend::Backend;
 use crate::error::Error;
+use crate::kernels::QueryKernels;
 use bloom::Bloom;
 use ribbon::RibbonProbes;
 
@@ -313,7 +314,12 @@ pub enum BlockKind {
 pub struct FilterRef<'a> {
     bytes: &'a [u8],
     block: Block<'a>,
-    backend: Backend,
+    kernels: QueryKernels<RibbonProbes>,
+}
+
+/// The Ribbon query kernels of `backend`.
+fn ribbon_kernels(backend: Backend) -> Result<QueryKernels<RibbonProbes>, Error> {
+    QueryKernels::new::<u128, RibbonProbes>(backend).ok_or(Error::BackendUnavailable)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -346,7 +352,7 @@ impl core::fmt::Debug for FilterRef<'_> {
             }
             Block::AlwaysFalse | Block::AlwaysTrue => {}
         }
-        d.field("backend", &self.backend).finish()
+        d.field("backend", &self.backend()).finish()
     }
 }
 
@@ -405,7 +411,7 @@ impl<'a> FilterRef<'a> {
         Ok(FilterRef {
             bytes,
             block,
-            backend: Backend::current(),
+            kernels: ribbon_kernels(Backend::current())?,
         })
     }
 
@@ -428,7 +434,7 @@ impl<'a> FilterRef<'a> {
             Block::AlwaysTrue => true,
             Block::Ribbon {
                 probes, payload, ..
-            } => <u128 as Kernels>::contains(self.backend, &probes, payload, hash),
+            } => self.kernels.contains(&probes, payload, hash),
             Block::Bloom(bloom) => bloom.contains(hash),
         }
     }
@@ -453,7 +459,7 @@ impl<'a> FilterRef<'a> {
             Block::Ribbon {
                 probes, payload, ..
             } => {
-                <u128 as Kernels>::contains_batch(self.backend, &probes, payload, hashes, out);
+                self.kernels.contains_batch(&probes, payload, hashes, out);
             }
             Block::Bloom(bloom) => {
                 for (answer, &hash) in out.iter_mut().zip(hashes) {
@@ -467,16 +473,16 @@ impl<'a> FilterRef<'a> {
     /// The same view, querying Ribbon blocks with `backend`; fails with
     /// [`Error::BackendUnavailable`] if this CPU or build lacks it.
     pub fn with_backend(self, backend: Backend) -> Result<FilterRef<'a>, Error> {
-        if !backend.is_available() {
-            return Err(Error::BackendUnavailable);
-        }
-        Ok(FilterRef { backend, ..self })
+        Ok(FilterRef {
+            kernels: ribbon_kernels(backend)?,
+            ..self
+        })
     }
 
     /// The backend Ribbon queries use: [`Backend::current`] when the view
     /// was made, unless changed with [`FilterRef::with_backend`].
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.kernels.backend()
     }
 
     /// The block's bytes.

@@ -11,12 +11,13 @@
 //! `FE seed B0 B1 B2`: the marker, the seed ordinal (0..=255) and the number
 //! of 128-slot blocks as a 24-bit little-endian integer.
 
+use crate::backend::Backend;
 use crate::band::{self, AddOutcome};
-use crate::dispatch::{Backend, Kernels};
 use crate::error::Error;
 use crate::hash::FreeRows;
+use crate::kernels::SolveKernel;
 use crate::layout::{Geometry, Kind, Width, column_mask};
-use crate::query::{Probe, Probes, probe_for};
+use crate::probe::{Probe, Probes, probe_for};
 use crate::word::Rows;
 
 /// Trailer marker byte (`(char)-2`).
@@ -113,7 +114,15 @@ impl RibbonProbes {
     }
 }
 
-impl Probes<u128> for RibbonProbes {
+// SAFETY: `probe_for` keeps probes inside a validated geometry's payload
+// (starts are below `num_starts`, which `Hasher::new` takes from the same
+// block count), as for the native probes.
+unsafe impl Probes<u128> for RibbonProbes {
+    type Source = RibbonProbes;
+    #[inline(always)]
+    fn new(source: &RibbonProbes) -> RibbonProbes {
+        *source
+    }
     const RESULT: bool = true;
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<u128> {
@@ -153,6 +162,7 @@ pub(super) fn build(
         .get_mut(..geometry.payload_bytes())
         .ok_or(Error::OutputTooSmall)?;
     let rows = scratch.get_mut(..3 * slots).ok_or(Error::ScratchTooSmall)?;
+    let solve = SolveKernel::new(backend, geometry.width).ok_or(Error::BackendUnavailable)?;
     let first_seed = hashes.first().map_or(0, |&h| h as u32 & 255);
     for attempt in 0..256 {
         let ordinal = (first_seed + attempt) & 255;
@@ -165,8 +175,7 @@ pub(super) fn build(
             outcome != AddOutcome::Inconsistent
         });
         if consistent {
-            <u128 as Kernels>::back_substitute(
-                backend,
+            solve.run(
                 &geometry,
                 FreeRows::Zero,
                 Rows::new::<u128>(rows, true),

@@ -1,5 +1,6 @@
-//! Query math shared by every backend, and the scalar query: the reference
-//! every SIMD kernel is checked against.
+//! Probe math shared by every backend: from a key hash to the words a query
+//! reads and the bits it compares (the scalar query in `arch/scalar.rs` is
+//! the reference the SIMD kernels are checked against).
 //!
 //! A key's `w`-bit window of the solution starts at bit `shift` of its start
 //! block's words and ends in the next block's words. Instead of shifting
@@ -53,7 +54,20 @@ impl<W: Coeff> Probe<W> {
 /// Turns key hashes into probes. This crate's filters use [`NativeProbes`];
 /// a foreign format with its own hashing over the same ICML layout (the
 /// `rocksdb` module) brings its own, and every kernel serves both.
-pub(crate) trait Probes<W> {
+///
+/// # Safety
+/// Kernels load without bounds checks on the word of this trait: every
+/// probe `probe` returns must read only words inside the payload of the
+/// validated geometry it was made for (`lo_word` and `hi_word` plus
+/// [`Probe::columns`] words, and plus `max_columns` words where a kernel
+/// masks lanes past the key's columns).
+pub(crate) unsafe trait Probes<W>: Sized {
+    /// What the kernel table's entry points receive, from which they make
+    /// the probes (one type for both kinds of native filter, so that one
+    /// function pointer type serves every shape).
+    type Source;
+    /// The probes of `source`.
+    fn new(source: &Self::Source) -> Self;
     /// Whether probes carry result bits (Standard Ribbon). When false,
     /// `expected` is always 0 and kernels skip it.
     const RESULT: bool;
@@ -80,17 +94,26 @@ pub(crate) struct NativeProbes<const STANDARD: bool> {
     expander: Expander,
 }
 
-impl<const STANDARD: bool> NativeProbes<STANDARD> {
+/// What the native kernels need of a filter besides its payload: the
+/// geometry and the hash expansion.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Parts {
+    pub(crate) geometry: Geometry,
+    pub(crate) expander: Expander,
+}
+
+// SAFETY: `probe_for` keeps every probe inside a validated geometry's
+// payload: starts are below `num_starts`, so blocks are below `num_blocks`,
+// and `hi_word` falls back to `lo_word` for the last block.
+unsafe impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD> {
+    type Source = Parts;
     #[inline(always)]
-    pub(crate) fn new(p: &crate::filter::Parts<'_>) -> NativeProbes<STANDARD> {
+    fn new(p: &Parts) -> NativeProbes<STANDARD> {
         NativeProbes {
             geometry: p.geometry,
             expander: p.expander,
         }
     }
-}
-
-impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD> {
     const RESULT: bool = STANDARD;
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<W> {
@@ -120,16 +143,9 @@ pub(crate) fn probe_for<W: Coeff>(
 ) -> Probe<W> {
     let block = (start / u64::from(W::BITS)) as usize;
     let shift = (start % u64::from(W::BITS)) as u32;
-    let upper = block >= g.upper_start_block;
-    let columns = g.lower_columns as usize + usize::from(upper);
-    let lo_word = block * g.lower_columns as usize
-        + if upper {
-            block - g.upper_start_block
-        } else {
-            0
-        };
+    let lo_word = g.block_word_offset(block);
     let hi_word = if block + 1 < g.num_blocks {
-        lo_word + columns
+        lo_word + g.block_columns(block) as usize
     } else {
         lo_word
     };
@@ -142,30 +158,4 @@ pub(crate) fn probe_for<W: Coeff>(
         expected,
         mask,
     }
-}
-
-/// Result bit of one column.
-#[inline(always)]
-pub(crate) fn column_bit<W: Coeff>(lo: W, hi: W, p: &Probe<W>) -> u64 {
-    ((lo & p.c_lo) ^ (hi & p.c_hi)).parity()
-}
-
-/// Scalar evaluation of all columns, stopping at the first mismatch.
-///
-/// A word outside `payload` (impossible for a validated geometry) answers
-/// "maybe present": a filter must never turn a bug into a false negative.
-#[inline(always)]
-pub(crate) fn matches<W: Coeff>(payload: &[u8], p: &Probe<W>) -> bool {
-    for j in 0..p.columns() {
-        let (Some(lo), Some(hi)) = (
-            W::read_word(payload, p.lo_word + j),
-            W::read_word(payload, p.hi_word + j),
-        ) else {
-            return true;
-        };
-        if column_bit(lo, hi, p) != (p.expected >> j) & 1 {
-            return false;
-        }
-    }
-    true
 }

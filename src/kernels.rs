@@ -1,0 +1,254 @@
+//! The kernel table: function pointers to one backend's kernels, resolved
+//! once per filter view (or per build) and called without matching again.
+//!
+//! The tables' fields are private and their constructors are the only
+//! code here that names a kernel: each first obtains the instruction
+//! set's proof value (`Avx2::detect()` and its siblings in `arch/`, which
+//! read the cached CPU features) and only then stores that backend's entry
+//! points. That check is what makes the stored pointers safe to call, and
+//! it is the only `unsafe` of this module. The `(width, kind)` choice of a
+//! native filter is made here too, once, in [`QueryKernels::for_filter`].
+//! Below this module sit the kernels (`arch/`); above it, nothing else
+//! calls them.
+
+#[cfg(ribbon_neon_kernels)]
+use crate::arch::aarch64::neon::{self, Neon};
+#[cfg(ribbon_x86_kernels)]
+use crate::arch::x86_64::avx2::{self, Avx2};
+#[cfg(ribbon_avx512_kernels)]
+use crate::arch::x86_64::avx512::{self, Avx512};
+use crate::arch::{IsaProof, scalar};
+use crate::backend::Backend;
+use crate::hash::{Coeff, FreeRows};
+use crate::layout::{Geometry, Width};
+use crate::probe::{NativeProbes, Parts, Probes};
+use crate::word::Rows;
+
+pub(crate) use crate::arch::prefetch_for_write;
+
+/// A single query: `(source, payload, hash)`.
+type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
+/// A batch query: `(source, payload, hashes, out)`, equal lengths.
+type BatchFn<S> = fn(&S, &[u8], &[u64], &mut [bool]);
+/// Back-substitution: `(geometry, free rows, rows, payload)`.
+type SolveFn = fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
+
+/// Turns an instruction set's `unsafe` entry point into a safe pointer,
+/// given the value that proves the CPU runs it (of a type implementing
+/// [`IsaProof`], which only that instruction set's `detect()` makes):
+/// `proven!(proof, entry as Unsafe => Safe)`.
+macro_rules! proven {
+    ($proof:expr, $entry:expr, $unsafe_fn:ty => $safe_fn:ty) => {{
+        proof_of($proof);
+        let entry: $unsafe_fn = $entry;
+        // SAFETY: an entry point's only precondition is that the CPU runs
+        // its instruction set, which the proof value shows; safe and unsafe
+        // `fn` pointers of one signature have the same representation and
+        // calling convention.
+        unsafe { core::mem::transmute::<$unsafe_fn, $safe_fn>(entry) }
+    }};
+}
+
+/// Accepts only a proof value (see [`proven`]).
+#[inline(always)]
+fn proof_of<T: IsaProof>(_proof: T) {}
+
+/// Query kernels for probes of type `P` (made from an `S`), of one
+/// backend.
+#[derive(Clone, Copy)]
+pub(crate) struct QueryKernels<S> {
+    contains: ContainsFn<S>,
+    contains_batch: BatchFn<S>,
+    backend: Backend,
+}
+
+impl<S> core::fmt::Debug for QueryKernels<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("QueryKernels")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> QueryKernels<S> {
+    /// `backend`'s query kernels for probes `P` of words `W`, or `None`
+    /// where this CPU or build lacks the backend.
+    pub(crate) fn new<W: KernelWord, P: Probes<W, Source = S>>(backend: Backend) -> Option<Self> {
+        let (contains, contains_batch) = W::query_entries::<S, P>(backend)?;
+        Some(QueryKernels {
+            contains,
+            contains_batch,
+            backend,
+        })
+    }
+
+    /// Whether `hash` may be in the filter `source` and `payload` make.
+    #[inline(always)]
+    pub(crate) fn contains(&self, source: &S, payload: &[u8], hash: u64) -> bool {
+        (self.contains)(source, payload, hash)
+    }
+
+    /// Answers every hash into `out` (`out.len() == hashes.len()`).
+    #[inline(always)]
+    pub(crate) fn contains_batch(
+        &self,
+        source: &S,
+        payload: &[u8],
+        hashes: &[u64],
+        out: &mut [bool],
+    ) {
+        (self.contains_batch)(source, payload, hashes, out);
+    }
+
+    /// The backend these kernels belong to.
+    pub(crate) fn backend(&self) -> Backend {
+        self.backend
+    }
+}
+
+impl QueryKernels<Parts> {
+    /// `backend`'s kernels for a native filter of geometry `g`: the one
+    /// place that turns a filter's width and kind into kernel types. An
+    /// empty filter (no blocks) gets kernels that answer "absent" without
+    /// reading.
+    pub(crate) fn for_filter(backend: Backend, g: &Geometry) -> Option<Self> {
+        if g.num_blocks == 0 {
+            // Still refuse a backend the CPU lacks.
+            let kernels = Self::new::<u64, NativeProbes<false>>(backend)?;
+            return Some(QueryKernels {
+                contains: |_, _, _| false,
+                contains_batch: |_, _, _, out| out.fill(false),
+                ..kernels
+            });
+        }
+        match (g.width, g.kind.is_standard()) {
+            (Width::W64, false) => Self::new::<u64, NativeProbes<false>>(backend),
+            (Width::W64, true) => Self::new::<u64, NativeProbes<true>>(backend),
+            (Width::W128, false) => Self::new::<u128, NativeProbes<false>>(backend),
+            (Width::W128, true) => Self::new::<u128, NativeProbes<true>>(backend),
+        }
+    }
+}
+
+/// The back-substitution kernel of one backend and word width.
+#[derive(Clone, Copy)]
+pub(crate) struct SolveKernel {
+    run: SolveFn,
+    backend: Backend,
+}
+
+impl core::fmt::Debug for SolveKernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SolveKernel")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SolveKernel {
+    /// `backend`'s back-substitution for `width`, or `None` where this CPU
+    /// or build lacks the backend.
+    pub(crate) fn new(backend: Backend, width: Width) -> Option<SolveKernel> {
+        match width {
+            Width::W64 => Self::for_word::<u64>(backend),
+            Width::W128 => Self::for_word::<u128>(backend),
+        }
+    }
+
+    fn for_word<W: KernelWord>(backend: Backend) -> Option<SolveKernel> {
+        Some(SolveKernel {
+            run: W::solve_entry(backend)?,
+            backend,
+        })
+    }
+
+    /// The backend this kernel belongs to.
+    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
+    pub(crate) fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Solves `rows` into the ICML `payload` of `g` (`g.payload_bytes()`
+    /// long).
+    pub(crate) fn run(&self, g: &Geometry, free: FreeRows, rows: Rows<'_>, payload: &mut [u8]) {
+        (self.run)(g, free, rows, payload);
+    }
+}
+
+/// A word width every backend has kernels for: the constructors above,
+/// written once for `u64` and `u128` by [`impl_kernel_word`] (the kernels
+/// implement their traits per width, so the bounds are met only for the
+/// concrete types).
+pub(crate) trait KernelWord: Coeff {
+    /// `backend`'s query entry points for probes `P`, each proven.
+    fn query_entries<S, P: Probes<Self, Source = S>>(
+        backend: Backend,
+    ) -> Option<(ContainsFn<S>, BatchFn<S>)>;
+    /// `backend`'s back-substitution entry point, proven.
+    fn solve_entry(backend: Backend) -> Option<SolveFn>;
+}
+
+macro_rules! impl_kernel_word {
+    ($W:ty) => {
+        impl KernelWord for $W {
+            fn query_entries<S, P: Probes<$W, Source = S>>(
+                backend: Backend,
+            ) -> Option<(ContainsFn<S>, BatchFn<S>)> {
+                type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
+                type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
+                Some(match backend {
+                    Backend::Scalar => (
+                        scalar::contains::<$W, P> as ContainsFn<S>,
+                        scalar::contains_batch::<$W, P> as BatchFn<S>,
+                    ),
+                    #[cfg(ribbon_x86_kernels)]
+                    Backend::Avx2 => {
+                        let proof = Avx2::detect()?;
+                        (
+                            proven!(proof, avx2::contains::<$W, P>, Contains<S> => ContainsFn<S>),
+                            proven!(proof, avx2::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+                        )
+                    }
+                    #[cfg(ribbon_avx512_kernels)]
+                    Backend::Avx512 => {
+                        let proof = Avx512::detect()?;
+                        (
+                            proven!(proof, avx512::contains::<$W, P>, Contains<S> => ContainsFn<S>),
+                            proven!(proof, avx512::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+                        )
+                    }
+                    #[cfg(ribbon_neon_kernels)]
+                    Backend::Neon => {
+                        let proof = Neon::detect()?;
+                        (
+                            proven!(proof, neon::contains::<$W, P>, Contains<S> => ContainsFn<S>),
+                            proven!(proof, neon::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+                        )
+                    }
+                    #[allow(unreachable_patterns)]
+                    _ => return None,
+                })
+            }
+
+            fn solve_entry(backend: Backend) -> Option<SolveFn> {
+                type Solve = unsafe fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
+                Some(match backend {
+                    Backend::Scalar => scalar::back_substitute::<$W> as SolveFn,
+                    #[cfg(ribbon_x86_kernels)]
+                    Backend::Avx2 => proven!(Avx2::detect()?, avx2::back_substitute::<$W>, Solve => SolveFn),
+                    #[cfg(ribbon_avx512_kernels)]
+                    Backend::Avx512 => {
+                        proven!(Avx512::detect()?, avx512::back_substitute::<$W>, Solve => SolveFn)
+                    }
+                    #[cfg(ribbon_neon_kernels)]
+                    Backend::Neon => proven!(Neon::detect()?, neon::back_substitute::<$W>, Solve => SolveFn),
+                    #[allow(unreachable_patterns)]
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+
+impl_kernel_word!(u64);
+impl_kernel_word!(u128);
