@@ -253,6 +253,30 @@ pub(crate) trait Lanes64: Copy {
     unsafe fn bit_per_lane(bits: u64) -> Self;
 }
 
+/// Implements [`Lanes64`]'s `xor`, `and` and `or` with one intrinsic each.
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
+macro_rules! lanes64_bitwise {
+    ($xor:path, $and:path, $or:path) => {
+        #[inline(always)]
+        unsafe fn xor(self, o: Self) -> Self {
+            // SAFETY: the CPU runs the instruction set (the trait's contract).
+            unsafe { $xor(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn and(self, o: Self) -> Self {
+            // SAFETY: as for `xor`.
+            unsafe { $and(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn or(self, o: Self) -> Self {
+            // SAFETY: as for `xor`.
+            unsafe { $or(self, o) }
+        }
+    };
+}
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
+pub(crate) use lanes64_bitwise;
+
 /// Most lanes of any [`Lanes64`] (AVX-512's eight).
 #[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) const MAX_LANES: usize = 8;

@@ -30,6 +30,32 @@ cfg_if::cfg_if! {
 /// detect it. The kernel table takes one before storing a kernel.
 pub(crate) trait IsaProof: Copy {}
 
+/// Defines an instruction set's proof type: a zero-sized value with a
+/// private field, made only by its `detect()` from the cached CPU features.
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
+macro_rules! isa_proof {
+    ($(#[$doc:meta])* $name:ident, $feature:ident) => {
+        $(#[$doc])*
+        ///
+        /// A value is proof that the CPU runs it: the only constructor is
+        #[doc = concat!("[`", stringify!($name), "::detect`].")]
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $name(());
+
+        impl crate::arch::IsaProof for $name {}
+
+        impl $name {
+            /// Proof that this CPU runs the instruction set, if it does.
+            pub(crate) fn detect() -> Option<$name> {
+                let features = crate::detect::features();
+                features.has(crate::detect::Features::$feature).then_some($name(()))
+            }
+        }
+    };
+}
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
+pub(crate) use isa_proof;
+
 /// Hints that the cache line holding `words[at]` will soon be written.
 /// Nothing happens past the end, under Miri, or where the instruction set
 /// has no baseline prefetch.

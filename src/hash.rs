@@ -43,7 +43,7 @@ pub(crate) fn remix(hash: u64, seed_mix: u64) -> u64 {
 
 /// Low half xor high half of the full 128-bit product.
 #[inline(always)]
-fn folded_product(x: u64, k: u64) -> u64 {
+pub(crate) fn folded_product(x: u64, k: u64) -> u64 {
     let p = u128::from(x) * u128::from(k);
     (p as u64) ^ ((p >> 64) as u64)
 }
@@ -148,22 +148,17 @@ pub(crate) struct Expander {
     pub(crate) num_starts: u64,
     pub(crate) smash: u64,
     pub(crate) standard: bool,
-    pub(crate) upper_start_slot: u64,
-    pub(crate) lower_mask: u64,
-    pub(crate) upper_mask: u64,
+    pub(crate) masks: crate::layout::ColumnMasks,
 }
 
 impl Expander {
     pub(crate) fn new(g: &crate::layout::Geometry, seed: u32) -> Expander {
-        use crate::layout::column_mask;
         Expander {
             seed_mix: seed_mix(seed),
             num_starts: g.num_starts(),
             smash: g.kind.smash(g.width),
             standard: g.kind.is_standard(),
-            upper_start_slot: g.upper_start_slot(),
-            lower_mask: column_mask(g.lower_columns),
-            upper_mask: column_mask((g.lower_columns + 1).min(crate::layout::MAX_COLUMNS)),
+            masks: crate::layout::ColumnMasks::new(g),
         }
     }
 
@@ -181,7 +176,7 @@ impl Expander {
         let s = start(x, self.num_starts, self.smash);
         let c = coeff::<W>(x);
         let b = if self.standard {
-            result(x) & self.mask_for(s)
+            result(x) & self.masks.for_start(s)
         } else {
             0
         };
@@ -197,19 +192,9 @@ impl Expander {
     ) -> (u64, W, u64, u64) {
         let x = remix(hash, self.seed_mix);
         let s = start(x, self.num_starts, self.smash);
-        let mask = self.mask_for(s);
+        let mask = self.masks.for_start(s);
         let b = if STANDARD { result(x) & mask } else { 0 };
         (s, coeff::<W>(x), b, mask)
-    }
-
-    /// Mask of the columns of the block `start` lies in.
-    #[inline(always)]
-    pub(crate) fn mask_for(&self, start: u64) -> u64 {
-        if start >= self.upper_start_slot {
-            self.upper_mask
-        } else {
-            self.lower_mask
-        }
     }
 
     /// The equation `hash` contributes to a system of geometry `g` (the

@@ -49,6 +49,20 @@ macro_rules! proven {
     }};
 }
 
+/// The proven `(contains, contains_batch)` entry points of instruction-set
+/// module `$isa` for words `$W` and the caller's probes `P` (source `S`).
+macro_rules! proven_queries {
+    ($proof:expr, $isa:ident, $W:ty) => {{
+        type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
+        type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
+        let proof = $proof;
+        (
+            proven!(proof, $isa::contains::<$W, P>, Contains<S> => ContainsFn<S>),
+            proven!(proof, $isa::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+        )
+    }};
+}
+
 /// Accepts only a proof value (see [`proven`]).
 #[inline(always)]
 fn proof_of<T: IsaProof>(_proof: T) {}
@@ -194,37 +208,17 @@ macro_rules! impl_kernel_word {
             fn query_entries<S, P: Probes<$W, Source = S>>(
                 backend: Backend,
             ) -> Option<(ContainsFn<S>, BatchFn<S>)> {
-                type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
-                type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
                 Some(match backend {
                     Backend::Scalar => (
                         scalar::contains::<$W, P> as ContainsFn<S>,
                         scalar::contains_batch::<$W, P> as BatchFn<S>,
                     ),
                     #[cfg(ribbon_x86_kernels)]
-                    Backend::Avx2 => {
-                        let proof = Avx2::detect()?;
-                        (
-                            proven!(proof, avx2::contains::<$W, P>, Contains<S> => ContainsFn<S>),
-                            proven!(proof, avx2::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
-                        )
-                    }
+                    Backend::Avx2 => proven_queries!(Avx2::detect()?, avx2, $W),
                     #[cfg(ribbon_avx512_kernels)]
-                    Backend::Avx512 => {
-                        let proof = Avx512::detect()?;
-                        (
-                            proven!(proof, avx512::contains::<$W, P>, Contains<S> => ContainsFn<S>),
-                            proven!(proof, avx512::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
-                        )
-                    }
+                    Backend::Avx512 => proven_queries!(Avx512::detect()?, avx512, $W),
                     #[cfg(ribbon_neon_kernels)]
-                    Backend::Neon => {
-                        let proof = Neon::detect()?;
-                        (
-                            proven!(proof, neon::contains::<$W, P>, Contains<S> => ContainsFn<S>),
-                            proven!(proof, neon::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
-                        )
-                    }
+                    Backend::Neon => proven_queries!(Neon::detect()?, neon, $W),
                     #[allow(unreachable_patterns)]
                     _ => return None,
                 })

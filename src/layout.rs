@@ -234,6 +234,40 @@ pub(crate) fn column_mask(columns: u32) -> u64 {
     }
 }
 
+/// The column masks of a geometry's starts: starts in lower blocks check
+/// `lower_columns` columns, starts in upper blocks one more. Native and
+/// RocksDB probes both take their masks from here (the vector expansion
+/// broadcasts the same three values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ColumnMasks {
+    /// First start slot of the upper blocks.
+    pub(crate) upper_start_slot: u64,
+    /// Mask of a lower block's columns.
+    pub(crate) lower: u64,
+    /// Mask of an upper block's columns.
+    pub(crate) upper: u64,
+}
+
+impl ColumnMasks {
+    pub(crate) fn new(g: &Geometry) -> ColumnMasks {
+        ColumnMasks {
+            upper_start_slot: g.upper_start_slot(),
+            lower: column_mask(g.lower_columns),
+            upper: column_mask((g.lower_columns + 1).min(MAX_COLUMNS)),
+        }
+    }
+
+    /// Mask of the columns of the block `start` lies in.
+    #[inline(always)]
+    pub(crate) fn for_start(&self, start: u64) -> u64 {
+        if start >= self.upper_start_slot {
+            self.upper
+        } else {
+            self.lower
+        }
+    }
+}
+
 /// Serialized header length in bytes.
 pub const HEADER_BYTES: usize = 40;
 const MAGIC: [u8; 4] = *b"RbnK";

@@ -9,25 +9,16 @@ use core::arch::aarch64::*;
 
 use crate::arch::generic::{self, Lanes64, QueryKernel, SolveLanes};
 use crate::arch::scalar;
-use crate::detect::{self, Features};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Probe, Probes};
 use crate::word::Rows;
 
-/// The NEON instruction set. A value is proof that the CPU runs it: the
-/// only constructor is [`Neon::detect`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Neon(());
-
-impl crate::arch::IsaProof for Neon {}
-
-impl Neon {
-    /// Proof that this CPU runs NEON, if it does.
-    pub(crate) fn detect() -> Option<Neon> {
-        detect::features().has(Features::NEON).then_some(Neon(()))
-    }
-}
+crate::arch::isa_proof!(
+    /// The NEON instruction set.
+    Neon,
+    NEON
+);
 
 /// Per-lane parity of `x`: 0 or 1 in each 64-bit lane.
 #[inline(always)]
@@ -132,21 +123,7 @@ impl Lanes64 for uint64x2_t {
             unsafe { vst1q_u64(dst.as_mut_ptr(), self) }
         }
     }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: NEON is available (the trait's contract).
-        unsafe { veorq_u64(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: NEON is available (the trait's contract).
-        unsafe { vandq_u64(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: NEON is available (the trait's contract).
-        unsafe { vorrq_u64(self, o) }
-    }
+    generic::lanes64_bitwise!(veorq_u64, vandq_u64, vorrq_u64);
     #[inline(always)]
     unsafe fn shr<const N: u32>(self) -> Self {
         // A register count (negative: right); the immediate forms take an

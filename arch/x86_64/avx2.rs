@@ -6,25 +6,16 @@ use core::arch::x86_64::*;
 use super::expand::{self, U64Lanes};
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
 use crate::arch::scalar::Scalar;
-use crate::detect::{self, Features};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Probe, Probes};
 use crate::word::Rows;
 
-/// The AVX2 instruction set. A value is proof that the CPU runs it: the
-/// only constructor is [`Avx2::detect`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2(());
-
-impl crate::arch::IsaProof for Avx2 {}
-
-impl Avx2 {
-    /// Proof that this CPU runs AVX2, if it does.
-    pub(crate) fn detect() -> Option<Avx2> {
-        detect::features().has(Features::AVX2).then_some(Avx2(()))
-    }
-}
+crate::arch::isa_proof!(
+    /// The AVX2 instruction set.
+    Avx2,
+    AVX2
+);
 
 /// Per-lane parity of `x`: 0 or 1 in each 64-bit lane.
 #[inline(always)]
@@ -218,21 +209,7 @@ impl Lanes64 for __m256i {
         // (the trait's contract); no alignment is needed.
         unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), self) }
     }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_xor_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_and_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: AVX2 is available (the trait's contract).
-        unsafe { _mm256_or_si256(self, o) }
-    }
+    generic::lanes64_bitwise!(_mm256_xor_si256, _mm256_and_si256, _mm256_or_si256);
     #[inline(always)]
     unsafe fn shr<const N: u32>(self) -> Self {
         // A count register rather than an immediate (whose type differs);

@@ -5,27 +5,16 @@ use core::arch::x86_64::*;
 
 use super::expand::{self, U64Lanes};
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
-use crate::detect::{self, Features};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Probe, Probes};
 use crate::word::Rows;
 
-/// The AVX-512F + VPOPCNTDQ instruction set (with AVX2). A value is proof
-/// that the CPU runs it: the only constructor is [`Avx512::detect`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx512(());
-
-impl crate::arch::IsaProof for Avx512 {}
-
-impl Avx512 {
-    /// Proof that this CPU runs AVX-512F, VPOPCNTDQ and AVX2, if it does.
-    pub(crate) fn detect() -> Option<Avx512> {
-        detect::features()
-            .has(Features::AVX512)
-            .then_some(Avx512(()))
-    }
-}
+crate::arch::isa_proof!(
+    /// The AVX-512F + VPOPCNTDQ instruction set (with AVX2).
+    Avx512,
+    AVX512
+);
 
 /// Loads the lanes in `mask` starting at word `word` (size `bytes`).
 ///
@@ -230,21 +219,7 @@ impl Lanes64 for __m512i {
         // (the trait's contract); no alignment is needed.
         unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), self) }
     }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: AVX-512F is available (the trait's contract).
-        unsafe { _mm512_xor_si512(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: AVX-512F is available (the trait's contract).
-        unsafe { _mm512_and_si512(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: AVX-512F is available (the trait's contract).
-        unsafe { _mm512_or_si512(self, o) }
-    }
+    generic::lanes64_bitwise!(_mm512_xor_si512, _mm512_and_si512, _mm512_or_si512);
     #[inline(always)]
     unsafe fn shr<const N: u32>(self) -> Self {
         // SAFETY: AVX-512F is available (the trait's contract).

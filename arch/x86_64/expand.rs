@@ -1,6 +1,6 @@
 //! Hash expansion several keys at a time: the vector twin of
 //! `NativeProbes::probe` (`hash::remix`, `hash::start`, `hash::coeff`,
-//! `hash::result`, `Expander::mask_for` and `query::probe_for`), bit for
+//! `hash::result`, `ColumnMasks::for_start` and `probe::probe_for`), bit for
 //! bit, written once over [`U64Lanes`]; AVX2 (four lanes) and AVX-512
 //! (eight) implement the trait.
 //!
@@ -152,9 +152,9 @@ impl<V: U64Lanes> Broadcast<V> {
             seed_mix: set(e.seed_mix),
             draws: set(draws),
             smash: (e.smash > 0).then(|| (set(e.smash), set(e.num_starts - 1))),
-            upper_start_slot: set(e.upper_start_slot),
-            lower_mask: set(e.lower_mask),
-            upper_mask: set(e.upper_mask),
+            upper_start_slot: set(e.masks.upper_start_slot),
+            lower_mask: set(e.masks.lower),
+            upper_mask: set(e.masks.upper),
             lower_columns: set(u64::from(g.lower_columns)),
             upper_start_block: set(g.upper_start_block as u64),
             num_blocks: set(g.num_blocks as u64),

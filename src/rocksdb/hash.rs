@@ -4,6 +4,10 @@
 //! another avalanche multiplier, other short-input paths, and another
 //! accumulator lane and tail handling for long inputs.
 
+// XXH3's fold (low half xor high half of the 128-bit product) is the
+// same formula as this crate's own hashing.
+use crate::hash::folded_product;
+
 const P32_1: u64 = 0x9e37_79b1;
 const P32_2: u64 = 0x85eb_ca77;
 const P32_3: u64 = 0xc2b2_ae3d;
@@ -59,16 +63,9 @@ fn avalanche(mut h: u64) -> u64 {
     h ^ (h >> 32)
 }
 
-/// Low half xor high half of the 128-bit product.
-#[inline(always)]
-fn fold(a: u64, b: u64) -> u64 {
-    let p = u128::from(a) * u128::from(b);
-    (p as u64) ^ ((p >> 64) as u64)
-}
-
 #[inline(always)]
 fn mix16(input: &[u8], at: usize, secret_at: usize) -> u64 {
-    fold(
+    folded_product(
         read64(input, at) ^ secret64(secret_at),
         read64(input, at + 8) ^ secret64(secret_at + 8),
     )
@@ -80,7 +77,7 @@ pub fn key_hash(key: &[u8]) -> u64 {
     let len = key.len();
     let l = len as u64;
     match len {
-        0 => fold(secret64(0), P64_2),
+        0 => folded_product(secret64(0), P64_2),
         1..=3 => {
             let c1 = u64::from(key.first().copied().unwrap_or(0));
             let c2 = u64::from(key.get(len >> 1).copied().unwrap_or(0));
@@ -100,7 +97,7 @@ pub fn key_hash(key: &[u8]) -> u64 {
             avalanche(
                 l.wrapping_add(lo)
                     .wrapping_add(hi)
-                    .wrapping_add(fold(lo, hi)),
+                    .wrapping_add(folded_product(lo, hi)),
             )
         }
         17..=128 => {
@@ -178,7 +175,7 @@ fn long(key: &[u8]) -> u64 {
     }
     let mut result = (len as u64).wrapping_mul(P64_1);
     for i in 0..4 {
-        result = result.wrapping_add(fold(
+        result = result.wrapping_add(folded_product(
             acc[2 * i] ^ secret64(11 + 16 * i),
             acc[2 * i + 1] ^ secret64(19 + 16 * i),
         ));

@@ -16,7 +16,7 @@ use crate::band::{self, AddOutcome};
 use crate::error::Error;
 use crate::hash::FreeRows;
 use crate::kernels::SolveKernel;
-use crate::layout::{Geometry, Kind, Width, column_mask};
+use crate::layout::{ColumnMasks, Geometry, Kind, Width};
 use crate::probe::{Probe, Probes, probe_for};
 use crate::word::Rows;
 
@@ -97,18 +97,14 @@ pub(super) fn geometry(num_blocks: usize, data_len: usize) -> Result<Geometry, E
 pub(super) struct RibbonProbes {
     pub(super) geometry: Geometry,
     hasher: Hasher,
-    upper_start_slot: u64,
-    lower_mask: u64,
-    upper_mask: u64,
+    masks: ColumnMasks,
 }
 
 impl RibbonProbes {
     pub(super) fn new(geometry: Geometry, ordinal: u32) -> RibbonProbes {
         RibbonProbes {
             hasher: Hasher::new(ordinal, geometry.num_blocks),
-            upper_start_slot: geometry.upper_start_slot(),
-            lower_mask: column_mask(geometry.lower_columns),
-            upper_mask: column_mask(geometry.lower_columns + 1),
+            masks: ColumnMasks::new(&geometry),
             geometry,
         }
     }
@@ -127,11 +123,7 @@ unsafe impl Probes<u128> for RibbonProbes {
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<u128> {
         let (start, coeff, result) = self.hasher.equation(hash);
-        let mask = if start >= self.upper_start_slot {
-            self.upper_mask
-        } else {
-            self.lower_mask
-        };
+        let mask = self.masks.for_start(start);
         probe_for(&self.geometry, start, coeff, u64::from(result) & mask, mask)
     }
     #[inline(always)]
