@@ -246,3 +246,50 @@ macro_rules! impl_kernel_word {
 
 impl_kernel_word!(u64);
 impl_kernel_word!(u128);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::Expander;
+    use crate::layout::Kind;
+
+    /// The table holds a backend exactly when the CPU runs it, for every
+    /// width and kind, empty filters included.
+    #[test]
+    fn tables_exist_exactly_for_available_backends() {
+        for backend in Backend::ALL {
+            for width in [Width::W64, Width::W128] {
+                assert_eq!(
+                    SolveKernel::new(backend, width).is_some(),
+                    backend.is_available(),
+                    "{backend:?} {width:?}"
+                );
+                for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
+                    for (blocks, lower, upper) in [(0, 0, 0), (3, 7, 1)] {
+                        let g = Geometry::new(kind, width, blocks, lower, upper).unwrap();
+                        let table = QueryKernels::for_filter(backend, &g);
+                        assert_eq!(table.is_some(), backend.is_available(), "{backend:?} {g:?}");
+                        if let Some(table) = table {
+                            assert_eq!(table.backend(), backend);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An empty filter's kernels answer "absent" without reading.
+    #[test]
+    fn empty_filters_answer_absent() {
+        let g = Geometry::new(Kind::Standard, Width::W64, 0, 0, 0).unwrap();
+        let parts = Parts {
+            geometry: g,
+            expander: Expander::new(&g, 0),
+        };
+        let table = QueryKernels::for_filter(Backend::Scalar, &g).unwrap();
+        assert!(!table.contains(&parts, &[], 42));
+        let mut out = [true; 3];
+        table.contains_batch(&parts, &[], &[1, 2, 3], &mut out);
+        assert_eq!(out, [false; 3]);
+    }
+}

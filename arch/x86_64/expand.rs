@@ -223,7 +223,7 @@ pub(crate) trait ExpandWidth: Coeff {
     unsafe fn block<V: U64Lanes>(start: V) -> V;
 
     /// Stores `c << (start % w)` and `c >> (w - start % w)` (as in
-    /// `query::probe_for`) of the coefficient rows of remixed values `x`
+    /// `probe::probe_for`) of the coefficient rows of remixed values `x`
     /// to `c_lo[i..]` and `c_hi[i..]` (nothing if out of range).
     ///
     /// # Safety
