@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use super::expand::{self, U64Lanes};
+use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
 use crate::arch::scalar::Scalar;
 use crate::hash::{Coeff, FreeRows};
@@ -82,17 +82,7 @@ unsafe fn load(payload: &[u8], word: usize, bytes: usize) -> __m256i {
 }
 
 impl QueryKernel<u64> for Avx2 {
-    #[inline(always)]
-    unsafe fn expand<P: Probes<u64>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u64>) {
-        // SAFETY: AVX2 is available (caller).
-        unsafe { expand::expand_chunk::<__m256i, u64, P>(probes, hashes, chunk) }
-    }
-
-    #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>, max_columns: usize) {
-        // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p, max_columns) }
-    }
+    super::expand_and_prefetch!(__m256i, u64);
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
@@ -123,17 +113,7 @@ impl QueryKernel<u64> for Avx2 {
 }
 
 impl QueryKernel<u128> for Avx2 {
-    #[inline(always)]
-    unsafe fn expand<P: Probes<u128>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u128>) {
-        // SAFETY: AVX2 is available (caller).
-        unsafe { expand::expand_chunk::<__m256i, u128, P>(probes, hashes, chunk) }
-    }
-
-    #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>, max_columns: usize) {
-        // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p, max_columns) }
-    }
+    super::expand_and_prefetch!(__m256i, u128);
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u128>>(

@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use super::expand::{self, U64Lanes};
+use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
@@ -34,17 +34,7 @@ unsafe fn load(payload: &[u8], word: usize, bytes: usize, mask: __mmask8) -> __m
 }
 
 impl QueryKernel<u64> for Avx512 {
-    #[inline(always)]
-    unsafe fn expand<P: Probes<u64>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u64>) {
-        // SAFETY: AVX-512F is available (caller).
-        unsafe { expand::expand_chunk::<__m512i, u64, P>(probes, hashes, chunk) }
-    }
-
-    #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u64>, max_columns: usize) {
-        // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p, max_columns) }
-    }
+    super::expand_and_prefetch!(__m512i, u64);
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
@@ -104,17 +94,7 @@ unsafe fn eight_columns<P: Probes<u64>>(
 }
 
 impl QueryKernel<u128> for Avx512 {
-    #[inline(always)]
-    unsafe fn expand<P: Probes<u128>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<u128>) {
-        // SAFETY: AVX-512F is available (caller).
-        unsafe { expand::expand_chunk::<__m512i, u128, P>(probes, hashes, chunk) }
-    }
-
-    #[inline(always)]
-    unsafe fn prefetch(payload: &[u8], p: &Probe<u128>, max_columns: usize) {
-        // SAFETY: SSE is part of x86_64.
-        unsafe { super::prefetch_probe(payload, p, max_columns) }
-    }
+    super::expand_and_prefetch!(__m512i, u128);
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u128>>(

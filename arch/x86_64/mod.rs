@@ -13,6 +13,25 @@ use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
 use crate::probe::Probe;
 use crate::word::Word;
 
+/// The `expand` and `prefetch` methods every x86 `QueryKernel<$W>` shares:
+/// the vector hash expansion over lanes `$lanes`, and [`prefetch_probe`].
+macro_rules! expand_and_prefetch {
+    ($lanes:ty, $W:ty) => {
+        #[inline(always)]
+        unsafe fn expand<P: Probes<$W>>(probes: &P, hashes: &[u64], chunk: &mut ProbeChunk<$W>) {
+            // SAFETY: the caller guarantees the instruction set.
+            unsafe { super::expand::expand_chunk::<$lanes, $W, P>(probes, hashes, chunk) }
+        }
+
+        #[inline(always)]
+        unsafe fn prefetch(payload: &[u8], p: &Probe<$W>, max_columns: usize) {
+            // SAFETY: SSE is part of x86_64.
+            unsafe { super::prefetch_probe(payload, p, max_columns) }
+        }
+    };
+}
+pub(crate) use expand_and_prefetch;
+
 /// Prefetches every cache line of a probe's start-block and next-block words.
 ///
 /// # Safety
