@@ -99,7 +99,7 @@ fn row_words(g: &Geometry) -> usize {
 
 /// [`row_words`] for a kind and width (also for [`crate::bounds`]).
 pub(crate) const fn row_words_of(kind: Kind, width: Width) -> usize {
-    width.bits() as usize / 64 + kind.is_standard() as usize
+    Rows::stride_for(width, kind.is_standard())
 }
 
 /// u64 words of scratch a geometry needs.
@@ -555,7 +555,7 @@ fn step<W: Word, const STANDARD: bool>(
     chain: &mut Chain<W>,
 ) -> Option<AddOutcome> {
     let stride = Rows::stride::<W>(STANDARD);
-    let result_at = W::BITS as usize / 64;
+    let result_at = Rows::coeff_words::<W>();
     let at = chain.i * stride;
     // One bounds check per step. Out of bounds cannot happen (see
     // [`insert`]); were it to, the key is refused rather than dropped.

@@ -235,8 +235,12 @@ impl<'a> Rows<'a> {
         Self::stride_for_bits(W::BITS, standard)
     }
 
+    /// Words of a row's coefficients: the result word follows them.
+    pub(crate) const fn coeff_words<W: Word>() -> usize {
+        W::BITS as usize / 64
+    }
+
     /// [`Rows::stride`] for a width known at run time.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn stride_for(width: crate::layout::Width, standard: bool) -> usize {
         Self::stride_for_bits(width.bits(), standard)
     }
@@ -277,7 +281,7 @@ impl<'a> Rows<'a> {
     #[inline(always)]
     pub(crate) fn result<W: Word>(&self, i: usize) -> u64 {
         if self.standard {
-            let at = i * self.stride + W::BITS as usize / 64;
+            let at = i * self.stride + Self::coeff_words::<W>();
             self.words.get(at).copied().unwrap_or(0)
         } else {
             0
