@@ -121,6 +121,7 @@ pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
 /// # Safety
 /// The CPU supports `K`'s instruction set.
 #[inline(always)]
+#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     source: &P::Source,
     payload: &[u8],

@@ -28,6 +28,7 @@ cfg_if::cfg_if! {
 /// A value that proves the CPU runs an instruction set: implemented only by
 /// the proof types (`Avx2`, `Avx512`, `Neon`), whose only constructors
 /// detect it. The kernel table takes one before storing a kernel.
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 pub(crate) trait IsaProof: Copy {}
 
 /// Defines an instruction set's proof type: a zero-sized value with a

@@ -48,13 +48,19 @@ pub(crate) fn bits_match<W, P: Probes<W>>(bits: Option<u64>, p: &Probe<W>) -> bo
     }
 }
 
+/// Whether every column of `p` matches: the scalar evaluation of one key.
+#[inline(always)]
+fn key_matches<W: Coeff, P: Probes<W>>(payload: &[u8], p: &Probe<W>) -> bool {
+    bits_match::<W, P>(column_bits(payload, p, 0, p.columns()), p)
+}
+
 impl<W: Coeff> QueryKernel<W> for Scalar {
     #[inline(always)]
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>, _max_columns: usize) {}
 
     #[inline(always)]
     unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, _max_columns: usize) -> bool {
-        bits_match::<W, P>(column_bits(payload, p, 0, p.columns()), p)
+        key_matches::<W, P>(payload, p)
     }
 }
 
@@ -65,9 +71,7 @@ pub(crate) fn contains<W: Coeff, P: Probes<W>>(
     payload: &[u8],
     hash: u64,
 ) -> bool {
-    let probes = P::new(source);
-    let p = probes.probe(hash);
-    bits_match::<W, P>(column_bits(payload, &p, 0, p.columns()), &p)
+    key_matches::<W, P>(payload, &P::new(source).probe(hash))
 }
 
 /// Batch query of a non-empty filter; `out.len() == hashes.len()`. 64-bit
@@ -89,8 +93,7 @@ pub(crate) fn contains_batch<W: Coeff, P: Probes<W>>(
     }
     let probes = P::new(source);
     for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-        let p = probes.probe(hash);
-        *answer = bits_match::<W, P>(column_bits(payload, &p, 0, p.columns()), &p);
+        *answer = key_matches::<W, P>(payload, &probes.probe(hash));
     }
 }
 

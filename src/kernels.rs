@@ -11,13 +11,15 @@
 //! Below this module sit the kernels (`arch/`); above it, nothing else
 //! calls them.
 
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
+use crate::arch::IsaProof;
 #[cfg(ribbon_neon_kernels)]
 use crate::arch::aarch64::neon::{self, Neon};
+use crate::arch::scalar;
 #[cfg(ribbon_x86_kernels)]
 use crate::arch::x86_64::avx2::{self, Avx2};
 #[cfg(ribbon_avx512_kernels)]
 use crate::arch::x86_64::avx512::{self, Avx512};
-use crate::arch::{IsaProof, scalar};
 use crate::backend::Backend;
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, Width};
@@ -36,7 +38,8 @@ type SolveFn = fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
 /// Turns an instruction set's `unsafe` entry point into a safe pointer,
 /// given the value that proves the CPU runs it (of a type implementing
 /// [`IsaProof`], which only that instruction set's `detect()` makes):
-/// `proven!(proof, entry as Unsafe => Safe)`.
+/// `proven!(proof, entry, UnsafeFnType => SafeFnType)`.
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! proven {
     ($proof:expr, $entry:expr, $unsafe_fn:ty => $safe_fn:ty) => {{
         proof_of($proof);
@@ -51,6 +54,7 @@ macro_rules! proven {
 
 /// The proven `(contains, contains_batch)` entry points of instruction-set
 /// module `$isa` for words `$W` and the caller's probes `P` (source `S`).
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! proven_queries {
     ($proof:expr, $isa:ident, $W:ty) => {{
         type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
@@ -64,6 +68,7 @@ macro_rules! proven_queries {
 }
 
 /// Accepts only a proof value (see [`proven`]).
+#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 #[inline(always)]
 fn proof_of<T: IsaProof>(_proof: T) {}
 
@@ -225,6 +230,7 @@ macro_rules! impl_kernel_word {
             }
 
             fn solve_entry(backend: Backend) -> Option<SolveFn> {
+                #[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
                 type Solve = unsafe fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
                 Some(match backend {
                     Backend::Scalar => scalar::back_substitute::<$W> as SolveFn,
