@@ -3,7 +3,8 @@
 //! - `ribbon_x86_kernels`: x86_64 with SSE2 in the target's ABI. Soft-float
 //!   targets such as `x86_64-unknown-none` cannot take vector kernels at all.
 //! - `ribbon_avx512_kernels`: additionally Rust 1.89+, where the AVX-512
-//!   intrinsics became stable (the MSRV is 1.85).
+//!   intrinsics became stable (the MSRV is 1.89 now, so this holds for
+//!   every supported compiler; the check stays for clarity).
 //! - `ribbon_neon_kernels`: little-endian aarch64 with NEON.
 //!
 //! A backend whose kernels are compiled out is reported unavailable.

@@ -121,7 +121,6 @@ pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
 /// # Safety
 /// The CPU supports `K`'s instruction set.
 #[inline(always)]
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     source: &P::Source,
     payload: &[u8],
@@ -202,7 +201,6 @@ unsafe fn fill<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
 /// Every method requires that the CPU supports the implementing
 /// instruction set; `store` also that its slice holds at least `LANES`
 /// values.
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) trait Lanes64: Copy {
     /// Lanes per vector (at most [`MAX_LANES`]).
     const LANES: usize;
@@ -279,13 +277,11 @@ macro_rules! lanes64_bitwise {
 pub(crate) use lanes64_bitwise;
 
 /// Most lanes of any [`Lanes64`] (AVX-512's eight).
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) const MAX_LANES: usize = 8;
 
 /// Back-substitution with columns as vector lanes: one state vector holds
 /// `LANES` columns' state words. Implemented once for every [`Lanes64`]
 /// and both word widths.
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) trait SolveLanes<W: Word> {
     type State: Copy;
     /// Columns per state vector.
@@ -390,13 +386,11 @@ impl<V: Lanes64> SolveLanes<u128> for V {
 }
 
 /// Most state vectors any lane width needs (64 columns, 2 lanes each).
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) const MAX_VECTORS: usize = 32;
 
 /// State vectors a geometry's back-substitution uses: 1, 2 or
 /// [`MAX_VECTORS`] (the state lives in registers when the number of
 /// vectors is a constant; one or two cover up to 16 columns on AVX-512).
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
     match g.max_columns().min(64).div_ceil(L::COLUMNS) {
         0 | 1 => 1,
@@ -405,21 +399,27 @@ pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
     }
 }
 
-/// Defines a SIMD module's entry points, each compiled with `$features`:
+/// Defines a SIMD module's entry points, each compiled with `$features`
+/// (none for the portable kernels, which use the build's own):
 /// `contains` and `contains_batch` over query kernel `$kernel`, and
 /// `back_substitute` over lanes `$lanes` (the three variants of
 /// [`solve_vectors`], each in a frame of its own: inlined into one
 /// function, their state arrays added up to 6 KiB of stack on AVX-512;
 /// `tests/embedded`). The kernel table (`src/kernels.rs`) is their only
 /// caller.
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! entry_points {
     ($kernel:ty, $lanes:ty, $features:literal) => {
+        $crate::arch::generic::entry_points!(@define $kernel, $lanes, #[target_feature(enable = $features)]);
+    };
+    ($kernel:ty, $lanes:ty) => {
+        $crate::arch::generic::entry_points!(@define $kernel, $lanes,);
+    };
+    (@define $kernel:ty, $lanes:ty, $(#[$attr:meta])*) => {
         /// Single query of a non-empty filter.
         ///
         /// # Safety
         /// The CPU supports the module's instruction set.
-        #[target_feature(enable = $features)]
+        $(#[$attr])*
         pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(
             source: &P::Source,
             payload: &[u8],
@@ -428,7 +428,8 @@ macro_rules! entry_points {
         where
             $kernel: QueryKernel<W>,
         {
-            // SAFETY: the features are enabled for this function.
+            // SAFETY: the instruction set is enabled for this function (or
+            // is the build's own, for the portable kernels).
             unsafe { generic::contains::<W, P, $kernel>(source, payload, hash) }
         }
 
@@ -436,7 +437,7 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for `contains`.
-        #[target_feature(enable = $features)]
+        $(#[$attr])*
         pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>>(
             source: &P::Source,
             payload: &[u8],
@@ -445,7 +446,8 @@ macro_rules! entry_points {
         ) where
             $kernel: QueryKernel<W>,
         {
-            // SAFETY: the features are enabled for this function.
+            // SAFETY: the instruction set is enabled for this function (or
+            // is the build's own, for the portable kernels).
             unsafe { generic::contains_batch::<W, P, $kernel>(source, payload, hashes, out) }
         }
 
@@ -454,7 +456,7 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for `contains`.
-        #[target_feature(enable = $features)]
+        $(#[$attr])*
         pub(crate) unsafe fn back_substitute<W: Coeff>(
             g: &Geometry,
             free: FreeRows,
@@ -463,7 +465,8 @@ macro_rules! entry_points {
         ) where
             $lanes: SolveLanes<W>,
         {
-            // SAFETY (all three): the features are enabled for this function.
+            // SAFETY (all three): the instruction set is enabled for this
+            // function (or is the build's own).
             match generic::state_vectors::<W, $lanes>(g) {
                 1 => unsafe { solve_in_frame::<W, 1>(g, free, rows, payload) },
                 2 => unsafe { solve_in_frame::<W, 2>(g, free, rows, payload) },
@@ -477,7 +480,7 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for `contains`.
-        #[target_feature(enable = $features)]
+        $(#[$attr])*
         #[inline(never)]
         unsafe fn solve_in_frame<W: Coeff, const N: usize>(
             g: &Geometry,
@@ -487,12 +490,12 @@ macro_rules! entry_points {
         ) where
             $lanes: SolveLanes<W>,
         {
-            // SAFETY: the features are enabled for this function.
+            // SAFETY: the instruction set is enabled for this function (or
+            // is the build's own, for the portable kernels).
             unsafe { generic::solve_vectors::<W, $lanes, N>(g, free, rows, payload) }
         }
     };
 }
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 pub(crate) use entry_points;
 
 /// The vector twin of the scalar back-substitution (`arch/scalar.rs`) with `N` state
@@ -502,7 +505,6 @@ pub(crate) use entry_points;
 /// # Safety
 /// The CPU supports `L`'s instruction set; `L::COLUMNS >= 2`.
 #[inline(always)]
-#[cfg_attr(not(any(ribbon_x86_kernels, ribbon_neon_kernels)), allow(dead_code))]
 pub(crate) unsafe fn solve_vectors<W: Word, L: SolveLanes<W>, const N: usize>(
     g: &Geometry,
     free: FreeRows,

@@ -9,11 +9,13 @@
 //! back-substitution, plus the macro that makes each instruction set's
 //! entry points. Each instruction set implements the traits with its own
 //! intrinsics, and has a proof type (`Avx2`, `Avx512`, `Neon`) whose only
-//! constructor detects it.
+//! constructor detects it. `portable.rs` implements them once over `wide`'s
+//! lane types, with the build's own target features (no detection).
 //! `x86_64/expand.rs` is the vector twin of the hash expansion, written once
 //! over a lane trait that AVX2 and AVX-512 implement.
 
 pub(crate) mod generic;
+pub(crate) mod portable;
 pub(crate) mod scalar;
 
 // Which kernels can be compiled for the target is decided in build.rs.
@@ -26,9 +28,9 @@ cfg_if::cfg_if! {
 }
 
 /// A value that proves the CPU runs an instruction set: implemented only by
-/// the proof types (`Avx2`, `Avx512`, `Neon`), whose only constructors
-/// detect it. The kernel table takes one before storing a kernel.
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
+/// the proof types (`Avx2`, `Avx512`, `Neon`, and `Portable`, whose
+/// instruction set is the build's own), whose only constructors detect it.
+/// The kernel table takes one before storing a kernel.
 pub(crate) trait IsaProof: Copy {}
 
 /// Defines an instruction set's proof type: a zero-sized value with a

@@ -92,6 +92,8 @@ typedef struct {
 #define RIBBON_BACKEND_AVX2 1u
 #define RIBBON_BACKEND_AVX512 2u
 #define RIBBON_BACKEND_NEON 3u
+/** Portable SIMD (the build's own vector instructions); always available. */
+#define RIBBON_BACKEND_PORTABLE 4u
 /** ribbon_set_backend argument: return to the detected best backend. */
 #define RIBBON_BACKEND_AUTO 0xffffffffu
 

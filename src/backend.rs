@@ -22,19 +22,27 @@ pub enum Backend {
     Avx512,
     /// aarch64 NEON.
     Neon,
+    /// Portable SIMD over `wide`'s lane types, compiled with the build's own
+    /// target features: SSE2 on x86_64, `simd128` on wasm32, NEON on
+    /// aarch64, plain lanes elsewhere. Always available; detection picks it
+    /// where no hand-written kernel runs and it has real vector registers.
+    Portable,
 }
 
 impl Backend {
     /// Every backend, in C ABI code order.
-    pub const ALL: [Backend; 4] = [
+    pub const ALL: [Backend; 5] = [
         Backend::Scalar,
         Backend::Avx2,
         Backend::Avx512,
         Backend::Neon,
+        Backend::Portable,
     ];
 
     /// The best backend this CPU and build support: AVX-512, then AVX2, then
-    /// NEON, then scalar. Detected once (CPUID/XGETBV on x86_64) and cached.
+    /// NEON, then portable SIMD where the build has vector registers for it
+    /// (SSE2 on x86_64 CPUs without AVX2, `simd128` on wasm32), then scalar.
+    /// Detected once (CPUID/XGETBV on x86_64) and cached.
     pub fn detect() -> Backend {
         let f = detect::features();
         if f.has(Features::AVX512) {
@@ -43,6 +51,8 @@ impl Backend {
             Backend::Avx2
         } else if f.has(Features::NEON) {
             Backend::Neon
+        } else if f.has(Features::PORTABLE_VECTORS) {
+            Backend::Portable
         } else {
             Backend::Scalar
         }
@@ -56,6 +66,7 @@ impl Backend {
             Backend::Avx2 => f.has(Features::AVX2),
             Backend::Avx512 => f.has(Features::AVX512),
             Backend::Neon => f.has(Features::NEON),
+            Backend::Portable => true,
         }
     }
 
@@ -85,13 +96,15 @@ impl Backend {
         Ok(())
     }
 
-    /// The backend's code in the C ABI: 0 scalar, 1 AVX2, 2 AVX-512, 3 NEON.
+    /// The backend's code in the C ABI: 0 scalar, 1 AVX2, 2 AVX-512, 3 NEON,
+    /// 4 portable.
     pub const fn code(self) -> u32 {
         match self {
             Backend::Scalar => 0,
             Backend::Avx2 => 1,
             Backend::Avx512 => 2,
             Backend::Neon => 3,
+            Backend::Portable => 4,
         }
     }
 
@@ -102,17 +115,20 @@ impl Backend {
             1 => Some(Backend::Avx2),
             2 => Some(Backend::Avx512),
             3 => Some(Backend::Neon),
+            4 => Some(Backend::Portable),
             _ => None,
         }
     }
 
-    /// A short lowercase name: "scalar", "avx2", "avx512", "neon".
+    /// A short lowercase name: "scalar", "avx2", "avx512", "neon",
+    /// "portable".
     pub const fn name(self) -> &'static str {
         match self {
             Backend::Scalar => "scalar",
             Backend::Avx2 => "avx2",
             Backend::Avx512 => "avx512",
             Backend::Neon => "neon",
+            Backend::Portable => "portable",
         }
     }
 }

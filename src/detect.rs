@@ -17,6 +17,10 @@ impl Features {
     pub(crate) const AVX2: u8 = 1;
     pub(crate) const AVX512: u8 = 2;
     pub(crate) const NEON: u8 = 4;
+    /// `wide`'s lane types are vector registers in this build (the
+    /// portable backend then beats scalar): SSE2 on x86_64, `simd128` on
+    /// wasm32. A compile-time fact; the backend itself runs everywhere.
+    pub(crate) const PORTABLE_VECTORS: u8 = 8;
     /// Set once detection ran, so that 0 means "not yet".
     const KNOWN: u8 = 0x80;
 
@@ -56,6 +60,12 @@ fn compile_time() -> u8 {
     }
     if cfg!(ribbon_neon_kernels) {
         bits |= Features::NEON;
+    }
+    if cfg!(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )) {
+        bits |= Features::PORTABLE_VECTORS;
     }
     bits
 }

@@ -11,10 +11,10 @@
 //! Below this module sit the kernels (`arch/`); above it, nothing else
 //! calls them.
 
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 use crate::arch::IsaProof;
 #[cfg(ribbon_neon_kernels)]
 use crate::arch::aarch64::neon::{self, Neon};
+use crate::arch::portable::{self, Portable};
 use crate::arch::scalar;
 #[cfg(ribbon_x86_kernels)]
 use crate::arch::x86_64::avx2::{self, Avx2};
@@ -39,7 +39,6 @@ type SolveFn = fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
 /// given the value that proves the CPU runs it (of a type implementing
 /// [`IsaProof`], which only that instruction set's `detect()` makes):
 /// `proven!(proof, entry, UnsafeFnType => SafeFnType)`.
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! proven {
     ($proof:expr, $entry:expr, $unsafe_fn:ty => $safe_fn:ty) => {{
         proof_of($proof);
@@ -54,7 +53,6 @@ macro_rules! proven {
 
 /// The proven `(contains, contains_batch)` entry points of instruction-set
 /// module `$isa` for words `$W` and the caller's probes `P` (source `S`).
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! proven_queries {
     ($proof:expr, $isa:ident, $W:ty) => {{
         type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
@@ -68,7 +66,6 @@ macro_rules! proven_queries {
 }
 
 /// Accepts only a proof value (see [`proven`]).
-#[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 #[inline(always)]
 fn proof_of<T: IsaProof>(_proof: T) {}
 
@@ -224,13 +221,13 @@ macro_rules! impl_kernel_word {
                     Backend::Avx512 => proven_queries!(Avx512::detect()?, avx512, $W),
                     #[cfg(ribbon_neon_kernels)]
                     Backend::Neon => proven_queries!(Neon::detect()?, neon, $W),
+                    Backend::Portable => proven_queries!(Portable::detect()?, portable, $W),
                     #[allow(unreachable_patterns)]
                     _ => return None,
                 })
             }
 
             fn solve_entry(backend: Backend) -> Option<SolveFn> {
-                #[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
                 type Solve = unsafe fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
                 Some(match backend {
                     Backend::Scalar => scalar::back_substitute::<$W> as SolveFn,
@@ -242,6 +239,9 @@ macro_rules! impl_kernel_word {
                     }
                     #[cfg(ribbon_neon_kernels)]
                     Backend::Neon => proven!(Neon::detect()?, neon::back_substitute::<$W>, Solve => SolveFn),
+                    Backend::Portable => {
+                        proven!(Portable::detect()?, portable::back_substitute::<$W>, Solve => SolveFn)
+                    }
                     #[allow(unreachable_patterns)]
                     _ => return None,
                 })

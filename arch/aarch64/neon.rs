@@ -5,6 +5,7 @@
 //! (`target_feature = "neon"`); detection still reports it, so that the
 //! kernel table treats it as every other backend.
 
+use bytemuck::must_cast;
 use core::arch::aarch64::*;
 
 use crate::arch::generic::{self, Lanes64, QueryKernel, SolveLanes};
@@ -42,12 +43,10 @@ unsafe fn load(payload: &[u8], at: usize) -> uint64x2_t {
     unsafe { vreinterpretq_u64_u8(vld1q_u8(payload.as_ptr().add(at))) }
 }
 
-/// Two 64-bit values as one vector (low lane first).
+/// Two 64-bit values as one vector (lane 0 first).
 #[inline(always)]
-unsafe fn pair(lo: u64, hi: u64) -> uint64x2_t {
-    let values = [lo, hi];
-    // SAFETY: reads the two values of a local array.
-    unsafe { vld1q_u64(values.as_ptr()) }
+fn pair(lo: u64, hi: u64) -> uint64x2_t {
+    must_cast([lo, hi])
 }
 
 impl QueryKernel<u64> for Neon {
@@ -118,9 +117,8 @@ impl Lanes64 for uint64x2_t {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        if let Some(dst) = dst.get_mut(..2) {
-            // SAFETY: NEON is available; `dst` holds two values.
-            unsafe { vst1q_u64(dst.as_mut_ptr(), self) }
+        for (d, lane) in dst.iter_mut().zip(must_cast::<uint64x2_t, [u64; 2]>(self)) {
+            *d = lane;
         }
     }
     generic::lanes64_bitwise!(veorq_u64, vandq_u64, vorrq_u64);
@@ -143,8 +141,7 @@ impl Lanes64 for uint64x2_t {
     }
     #[inline(always)]
     unsafe fn bit_per_lane(bits: u64) -> Self {
-        // SAFETY: NEON is available (the trait's contract).
-        unsafe { pair(bits, bits >> 1) }
+        pair(bits, bits >> 1)
     }
 }
 

@@ -1,6 +1,7 @@
 //! AVX2 kernels: four 64-bit lanes per vector, lane parity through a
 //! nibble lookup table (`vpshufb`) and `vpsadbw`.
 
+use bytemuck::must_cast;
 use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
@@ -184,10 +185,7 @@ impl Lanes64 for __m256i {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        debug_assert!(dst.len() >= 4);
-        // SAFETY: AVX2 is available and the slice holds LANES values
-        // (the trait's contract); no alignment is needed.
-        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), self) }
+        super::copy_lanes(dst, must_cast::<__m256i, [u64; 4]>(self));
     }
     generic::lanes64_bitwise!(_mm256_xor_si256, _mm256_and_si256, _mm256_or_si256);
     #[inline(always)]
@@ -227,25 +225,21 @@ impl U64Lanes for __m256i {
 
     #[inline(always)]
     unsafe fn load(src: &[u64]) -> Self {
-        debug_assert!(src.len() >= 4);
-        // SAFETY: AVX2 is available and the slice holds LANES values
-        // (the trait's contract); no alignment is needed.
-        unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
+        must_cast(super::lanes_of::<4>(src))
     }
     #[inline(always)]
     unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
         debug_assert!(dst.len() >= 4);
         // Little-endian u128: low half first. The unpacks give keys 0, 2
         // and 1, 3; the permutes put them in order.
-        // SAFETY: AVX2 is available and `dst` holds LANES values (the
-        // trait's contract): two vectors of two 128-bit values.
+        // SAFETY: AVX2 is available (the trait's contract).
         unsafe {
             let even = _mm256_unpacklo_epi64(lo, hi);
             let odd = _mm256_unpackhi_epi64(lo, hi);
             let first = _mm256_permute2x128_si256::<0x20>(even, odd);
             let second = _mm256_permute2x128_si256::<0x31>(even, odd);
-            _mm256_storeu_si256(dst.as_mut_ptr().cast(), first);
-            _mm256_storeu_si256(dst.as_mut_ptr().wrapping_add(2).cast(), second);
+            let (first, second): ([u128; 2], [u128; 2]) = (must_cast(first), must_cast(second));
+            super::copy_lanes(dst, first.into_iter().chain(second));
         }
     }
     #[inline(always)]

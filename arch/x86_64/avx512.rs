@@ -1,6 +1,7 @@
 //! AVX-512 kernels (AVX512F + AVX512VPOPCNTDQ): eight 64-bit lanes per
 //! vector, masked loads for any column count, `vpopcntq` for lane parity.
 
+use bytemuck::must_cast;
 use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
@@ -194,10 +195,7 @@ impl Lanes64 for __m512i {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        debug_assert!(dst.len() >= 8);
-        // SAFETY: AVX-512F is available and the slice holds LANES values
-        // (the trait's contract); no alignment is needed.
-        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), self) }
+        super::copy_lanes(dst, must_cast::<__m512i, [u64; 8]>(self));
     }
     generic::lanes64_bitwise!(_mm512_xor_si512, _mm512_and_si512, _mm512_or_si512);
     #[inline(always)]
@@ -233,24 +231,20 @@ impl U64Lanes for __m512i {
 
     #[inline(always)]
     unsafe fn load(src: &[u64]) -> Self {
-        debug_assert!(src.len() >= 8);
-        // SAFETY: AVX-512F is available and the slice holds LANES values
-        // (the trait's contract); no alignment is needed.
-        unsafe { _mm512_loadu_si512(src.as_ptr().cast()) }
+        must_cast(super::lanes_of::<8>(src))
     }
     #[inline(always)]
     unsafe fn store_u128(lo: Self, hi: Self, dst: &mut [u128]) {
         debug_assert!(dst.len() >= 8);
         // Little-endian u128: low half first; keys 0-3, then 4-7.
-        // SAFETY: AVX-512F is available and `dst` holds LANES values (the
-        // trait's contract): two vectors of four 128-bit values.
+        // SAFETY: AVX-512F is available (the trait's contract).
         unsafe {
             let first =
                 _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi);
             let second =
                 _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), hi);
-            _mm512_storeu_si512(dst.as_mut_ptr().cast(), first);
-            _mm512_storeu_si512(dst.as_mut_ptr().wrapping_add(4).cast(), second);
+            let (first, second): ([u128; 4], [u128; 4]) = (must_cast(first), must_cast(second));
+            super::copy_lanes(dst, first.into_iter().chain(second));
         }
     }
     #[inline(always)]

@@ -30,7 +30,7 @@ STATIC_ASSERT(RIBBON_KIND_HOMOGENEOUS == 0 && RIBBON_KIND_STANDARD == 1 && RIBBO
               "kind codes");
 STATIC_ASSERT(RIBBON_WIDTH_64 == 64 && RIBBON_WIDTH_128 == 128, "widths");
 STATIC_ASSERT(RIBBON_BACKEND_SCALAR == 0 && RIBBON_BACKEND_AVX2 == 1 && RIBBON_BACKEND_AVX512 == 2 &&
-                  RIBBON_BACKEND_NEON == 3,
+                  RIBBON_BACKEND_NEON == 3 && RIBBON_BACKEND_PORTABLE == 4,
               "backend codes");
 STATIC_ASSERT(RIBBON_OK == 0 && RIBBON_ERR_NULL == -1 && RIBBON_ERR_UNINITIALIZED == -19, "status codes");
 
@@ -382,7 +382,7 @@ static void check_backends(void) {
     CHECK_STATUS(ribbon_filter_open(&view, bytes, ribbon_plan_filter_bytes(&plan)), RIBBON_OK);
     CHECK_STATUS(ribbon_contains_batch(&view, others, queries, reference), RIBBON_OK);
 
-    for (b = 0; b <= 3; b++) {
+    for (b = 0; b <= RIBBON_BACKEND_PORTABLE; b++) {
         int32_t rc = ribbon_set_backend(b);
         if (rc == RIBBON_ERR_BACKEND_UNAVAILABLE) {
             printf("backend %u: not available on this CPU\n", (unsigned)b);
