@@ -1,10 +1,37 @@
-//! 128-bit division for sizing and FP math, in a frame of its own.
+//! 128-bit division for sizing and FP math, in a frame of its own, and the
+//! 64 x 64 -> 128-bit product the hash expansion takes on every key.
 //!
 //! On 32-bit targets LLVM expands each `u128` division inline into
 //! hundreds of instructions and stack slots (700 bytes for one small
 //! function on a Cortex-M4). Sizing and the FP measurement divide a few
 //! times per plan or build, so one shift-and-subtract loop, shared and
 //! never inlined, costs nothing that matters and keeps those frames small.
+
+/// The full product `a * b` as (low, high) 64-bit halves. 64-bit targets
+/// multiply once; 32-bit ones (wasm32, i686, Cortex-M) combine four
+/// 32 x 32 -> 64-bit products, because a `u128` product there is a call to
+/// a 128 x 128-bit routine (`__multi3`): two per key on wasm32.
+#[inline(always)]
+pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
+    if cfg!(target_pointer_width = "64") {
+        let p = u128::from(a) * u128::from(b);
+        (p as u64, (p >> 64) as u64)
+    } else {
+        mul_wide_by_halves(a, b)
+    }
+}
+
+/// [`mul_wide`] from 32-bit halves.
+#[inline(always)]
+pub(crate) fn mul_wide_by_halves(a: u64, b: u64) -> (u64, u64) {
+    let (a0, a1) = (a & 0xffff_ffff, a >> 32);
+    let (b0, b1) = (b & 0xffff_ffff, b >> 32);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    // Bits 32..96: three terms below 2^32 each, no overflow.
+    let mid = (p00 >> 32) + (p01 & 0xffff_ffff) + (p10 & 0xffff_ffff);
+    let high = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    ((p00 & 0xffff_ffff) | (mid << 32), high)
+}
 
 /// `(a / b, a % b)`, or `None` when `b` is 0.
 #[inline(never)]
@@ -54,6 +81,23 @@ pub(crate) const fn div_ceil(a: u128, b: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_products_by_halves_match_u128() {
+        let mut state = 7;
+        let mut values = std::vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 32, (1 << 32) - 1];
+        for _ in 0..2000 {
+            values.push(crate::test_kit::splitmix64(&mut state));
+        }
+        for &a in &values {
+            for &b in values.iter().step_by(37) {
+                let p = u128::from(a) * u128::from(b);
+                let expect = (p as u64, (p >> 64) as u64);
+                assert_eq!(mul_wide_by_halves(a, b), expect, "{a:#x} * {b:#x}");
+                assert_eq!(mul_wide(a, b), expect);
+            }
+        }
+    }
 
     #[test]
     fn matches_the_native_division() {

@@ -44,8 +44,8 @@ pub(crate) fn remix(hash: u64, seed_mix: u64) -> u64 {
 /// Low half xor high half of the full 128-bit product.
 #[inline(always)]
 pub(crate) fn folded_product(x: u64, k: u64) -> u64 {
-    let p = u128::from(x) * u128::from(k);
-    (p as u64) ^ ((p >> 64) as u64)
+    let (low, high) = crate::arith::mul_wide(x, k);
+    low ^ high
 }
 
 /// The start slot in `[0, num_starts)`. With `smash > 0` the draw is uniform
@@ -53,7 +53,15 @@ pub(crate) fn folded_product(x: u64, k: u64) -> u64 {
 /// more weight on the first and last start (paper section 3.1).
 #[inline(always)]
 pub(crate) fn start(remixed: u64, num_starts: u64, smash: u64) -> u64 {
-    let draw = ((u128::from(remixed) * u128::from(num_starts + 2 * smash)) >> 64) as u64;
+    let draws = num_starts + 2 * smash;
+    let draw = if cfg!(target_pointer_width = "64") || draws > u64::from(u32::MAX) {
+        crate::arith::mul_wide(remixed, draws).1
+    } else {
+        // 32-bit targets, fewer than 2^32 draws (every filter below 4 GiB
+        // per column): two 32 x 32-bit products, exactly the high half
+        // (LLVM turns the general halves form back into a `__multi3` call).
+        ((remixed >> 32) * draws + (((remixed & 0xffff_ffff) * draws) >> 32)) >> 32
+    };
     if smash == 0 {
         // Already in [0, num_starts): the common case takes one multiply.
         return draw;
@@ -82,7 +90,8 @@ impl Coeff for u64 {
 impl Coeff for u128 {
     #[inline(always)]
     fn from_remixed(remixed: u64) -> Self {
-        (u128::from(remixed) * u128::from(COEFF)) | 1
+        let (low, high) = crate::arith::mul_wide(remixed, COEFF);
+        (u128::from(high) << 64) | u128::from(low | 1)
     }
 }
 
