@@ -62,7 +62,7 @@ fn sizes() -> Vec<usize> {
 }
 
 fn label(n: usize) -> String {
-    if n % 1_000_000 == 0 {
+    if n.is_multiple_of(1_000_000) {
         format!("{}M", n / 1_000_000)
     } else {
         n.to_string()

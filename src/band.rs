@@ -565,10 +565,8 @@ fn step<W: Word, const STANDARD: bool>(
     let existing = W::load(row, 0);
     if existing.is_zero() {
         chain.c.store(row, 0);
-        if STANDARD {
-            if let Some(r) = row.get_mut(result_at) {
-                *r = chain.b;
-            }
+        if STANDARD && let Some(r) = row.get_mut(result_at) {
+            *r = chain.b;
         }
         return Some(AddOutcome::Inserted);
     }

@@ -232,7 +232,7 @@ unsafe fn load_banding<'s>(b: &ribbon_banding) -> Result<(Banding<'s>, *mut u64,
     let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let ptr = w[4] as usize as *mut u64;
     let words = usize::try_from(w[5]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    if ptr.is_null() || (ptr as usize) % core::mem::align_of::<u64>() != 0 {
+    if ptr.is_null() || !(ptr as usize).is_multiple_of(core::mem::align_of::<u64>()) {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
     if words > isize::MAX as usize / 8 {
@@ -265,7 +265,7 @@ unsafe fn u64_slice<'a>(ptr: *const u64, n: usize) -> Result<&'a [u64], i32> {
     if ptr.is_null() {
         return Err(RIBBON_ERR_NULL);
     }
-    if (ptr as usize) % core::mem::align_of::<u64>() != 0 {
+    if !(ptr as usize).is_multiple_of(core::mem::align_of::<u64>()) {
         return Err(RIBBON_ERR_MISALIGNED);
     }
     if n > isize::MAX as usize / 8 {
@@ -499,7 +499,7 @@ pub unsafe extern "C" fn ribbon_build(
     if scratch.is_null() && scratch_words > 0 || out.is_null() && out_len > 0 {
         return RIBBON_ERR_NULL;
     }
-    if (scratch as usize) % core::mem::align_of::<u64>() != 0 {
+    if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
         return RIBBON_ERR_MISALIGNED;
     }
     if scratch_words > isize::MAX as usize / 8 || out_len > isize::MAX as usize {
@@ -573,7 +573,7 @@ pub unsafe extern "C" fn ribbon_banding_init(
     if scratch.is_null() {
         return RIBBON_ERR_NULL;
     }
-    if (scratch as usize) % core::mem::align_of::<u64>() != 0 {
+    if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
         return RIBBON_ERR_MISALIGNED;
     }
     if scratch_words > isize::MAX as usize / 8 {

@@ -1664,7 +1664,7 @@ fn random_key_sets_match_rocksdb() {
         while keys.len() < n {
             let next = splitmix64(&mut state);
             let key = match keys.last() {
-                Some(&last) if dups == 1 && next % 16 == 0 => last,
+                Some(&last) if dups == 1 && next.is_multiple_of(16) => last,
                 _ if dups == 1 && !keys.is_empty() => splitmix64(&mut state),
                 _ => next,
             };

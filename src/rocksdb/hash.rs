@@ -170,7 +170,7 @@ fn long(key: &[u8]) -> u64 {
     for s in 0..stripes {
         stripe(&mut acc, blocks * BLOCK + s * STRIPE, 8 * s);
     }
-    if len % STRIPE != 0 {
+    if !len.is_multiple_of(STRIPE) {
         stripe(&mut acc, len - STRIPE, 192 - STRIPE - 7);
     }
     let mut result = (len as u64).wrapping_mul(P64_1);
