@@ -41,14 +41,41 @@ impl Portable {
     }
 }
 
-/// Two little-endian 64-bit words from 16 bytes at any alignment (one
-/// unaligned load on little-endian targets, a byte swap on big-endian).
-/// Zeros if `bytes` is shorter (never, for the exact chunks it is given).
+/// Two little-endian 64-bit words from 16 bytes (one unaligned load on
+/// little-endian targets, byte swaps on big-endian ones).
 #[inline(always)]
-fn load(bytes: &[u8]) -> u64x2 {
-    let word = |half: Option<&[u8; 8]>| half.map_or(0, |b| u64::from_le_bytes(*b));
-    let (lo, hi) = bytes.split_at(bytes.len().min(8));
-    u64x2::from([word(lo.first_chunk()), word(hi.first_chunk())])
+fn load(bytes: &[u8; 16]) -> u64x2 {
+    let [low, high]: [[u8; 8]; 2] = must_cast(*bytes);
+    u64x2::from([u64::from_le_bytes(low), u64::from_le_bytes(high)])
+}
+
+/// `N` 16-byte words of `bytes` from byte `at` on: one bounds check for
+/// the group, none per word.
+#[inline(always)]
+fn words<const N: usize, const BYTES: usize>(bytes: &[u8], at: usize) -> Option<&[[u8; 16]; N]>
+where
+    [u8; BYTES]: bytemuck::Pod,
+    [[u8; 16]; N]: bytemuck::Pod,
+{
+    bytes
+        .get(at..)?
+        .first_chunk::<BYTES>()
+        .map(bytemuck::must_cast_ref::<[u8; BYTES], [[u8; 16]; N]>)
+}
+
+/// Lane-wise `(lo & cl) ^ (hi & ch)` of `N` words of both blocks.
+#[inline(always)]
+fn masked<const N: usize>(
+    lo: &[[u8; 16]; N],
+    hi: &[[u8; 16]; N],
+    cl: u64x2,
+    ch: u64x2,
+) -> [u64x2; N] {
+    let mut x = [u64x2::splat(0); N];
+    for ((x, l), h) in x.iter_mut().zip(lo).zip(hi) {
+        *x = (load(l) & cl) ^ (load(h) & ch);
+    }
+    x
 }
 
 /// Whether this target stores the low half of a lane at the lower address.
@@ -193,34 +220,27 @@ fn column_bits<const PAIRS: bool>(
     } else {
         vectors
     };
-    let lo = lo.get(..read * 16)?;
-    let hi = hi.get(..read * 16)?;
-    let mut words = lo.chunks_exact(16).zip(hi.chunks_exact(16));
-    // A macro, not a closure: wasm32 builds did not inline the closure.
-    macro_rules! next {
-        () => {{
-            let (l, h) = words.next()?;
-            (load(l) & cl) ^ (load(h) & ch)
-        }};
-    }
     let mut bits = 0u64;
     let mut shift = 0;
+    let mut at = 0;
     let mut left = read;
     while left >= 4 {
-        let mask = parities8([next!(), next!(), next!(), next!()]);
+        let x = masked(words::<4, 64>(lo, at)?, words::<4, 64>(hi, at)?, cl, ch);
         let order = if PAIRS { &ORDER8_PAIRS } else { &ORDER8 };
-        bits |= u64::from(order[mask & 0xff]) << (shift & 63);
+        bits |= u64::from(order[parities8(x) & 0xff]) << (shift & 63);
         shift += per8;
+        at += 64;
         left -= 4;
     }
     match left {
         2 => {
-            let mask = parities4([next!(), next!()]);
+            let x = masked(words::<2, 32>(lo, at)?, words::<2, 32>(hi, at)?, cl, ch);
             let order = if PAIRS { &ORDER4_PAIRS } else { &ORDER4 };
-            bits |= u64::from(order[mask & 0xf]) << (shift & 63);
+            bits |= u64::from(order[parities4(x) & 0xf]) << (shift & 63);
         }
         1 => {
-            let two = parities2(next!());
+            let [x] = masked(words::<1, 16>(lo, at)?, words::<1, 16>(hi, at)?, cl, ch);
+            let two = parities2(x);
             let column = if PAIRS { (two ^ (two >> 1)) & 1 } else { two };
             bits |= column << (shift & 63);
         }

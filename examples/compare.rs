@@ -310,6 +310,11 @@ fn main() {
         "hom64-8.7 batch avx2".to_string(),
         "hom64-8.7 batch scalar".to_string(),
     ));
+    // The portable backend against scalar (SSE2 on x86_64, simd128 on
+    // wasm32): scalar time over portable time, the speedup.
+    for a in ["hom64-8.7 batch", "hom64-7.63 batch", "std128-7.41 batch"] {
+        pairs.push((format!("{a} scalar"), format!("{a} portable")));
+    }
     for (a, b) in pairs {
         if let Some(r) = ratio(&a, &b) {
             println!("| {a} / {b} | {r:.3} |");
