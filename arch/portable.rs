@@ -155,15 +155,27 @@ const ORDER8_PAIRS: [u8; 256] = reorder_table(8, true);
 const ORDER4: [u8; 16] = reorder_table(4, false);
 const ORDER4_PAIRS: [u8; 16] = reorder_table(4, true);
 
+/// `x` with each lane xor-folded by the given shifts: with shifts of half
+/// the lane width down to 1, bit 0 of each lane is the lane's parity.
+macro_rules! fold {
+    ($x:expr, $($shift:literal),+) => {{
+        let mut x = $x;
+        $(x ^= x >> $shift;)+
+        x
+    }};
+}
+
 /// The parities of the eight 64-bit lanes of `x`, as a mask in pack order
 /// (see [`position8`]).
 #[inline(always)]
 fn parities8(x: [u64x2; 4]) -> usize {
-    let mut z = pack32(pack64(x[0], x[1]), pack64(x[2], x[3]));
-    z ^= z >> 8u32;
-    z ^= z >> 4u32;
-    z ^= z >> 2u32;
-    z ^= z >> 1u32;
+    let z = fold!(
+        pack32(pack64(x[0], x[1]), pack64(x[2], x[3])),
+        8u32,
+        4u32,
+        2u32,
+        1u32
+    );
     let signs: i16x8 = must_cast(z << 15u32);
     (signs.move_mask() & 0xff) as usize
 }
@@ -172,12 +184,7 @@ fn parities8(x: [u64x2; 4]) -> usize {
 /// [`position4`]).
 #[inline(always)]
 fn parities4(x: [u64x2; 2]) -> usize {
-    let mut y = pack64(x[0], x[1]);
-    y ^= y >> 16u32;
-    y ^= y >> 8u32;
-    y ^= y >> 4u32;
-    y ^= y >> 2u32;
-    y ^= y >> 1u32;
+    let y = fold!(pack64(x[0], x[1]), 16u32, 8u32, 4u32, 2u32, 1u32);
     let signs: i32x4 = must_cast(y << 31u32);
     (signs.move_mask() & 0xf) as usize
 }
@@ -185,12 +192,7 @@ fn parities4(x: [u64x2; 2]) -> usize {
 /// The parities of the two 64-bit lanes of `x` (lane `k` in bit `k`).
 #[inline(always)]
 fn parities2(x: u64x2) -> u64 {
-    let mut x = x ^ (x >> 32u32);
-    x ^= x >> 16u32;
-    x ^= x >> 8u32;
-    x ^= x >> 4u32;
-    x ^= x >> 2u32;
-    x ^= x >> 1u32;
+    let x = fold!(x, 32u32, 16u32, 8u32, 4u32, 2u32, 1u32);
     let signs: i64x2 = must_cast(x << 63u32);
     (signs.move_mask() & 3) as u64
 }
@@ -249,27 +251,44 @@ fn column_bits<const PAIRS: bool>(
     Some(bits)
 }
 
+/// Whether all of `p`'s columns match: [`column_bits`] with the key's
+/// coefficients as lanes `(cl, ch)` (`PAIRS` for w = 128), or the scalar
+/// evaluation for a key whose last group of words would run past the
+/// payload.
+#[inline(always)]
+fn key_matches<W: Coeff, P: Probes<W>, const PAIRS: bool>(
+    payload: &[u8],
+    p: &Probe<W>,
+    max_columns: usize,
+    (cl, ch): (u64x2, u64x2),
+) -> bool
+where
+    Scalar: QueryKernel<W>,
+{
+    let word_bytes = W::BITS as usize / 8;
+    let lanes = max_columns.min(64) * (word_bytes / 8);
+    let bits = match (
+        payload.get(p.lo_word.saturating_mul(word_bytes)..),
+        payload.get(p.hi_word.saturating_mul(word_bytes)..),
+    ) {
+        (Some(lo), Some(hi)) => column_bits::<PAIRS>(lo, hi, cl, ch, lanes),
+        _ => None,
+    };
+    match bits {
+        Some(bits) => bits & p.mask == if P::RESULT { p.expected } else { 0 },
+        // SAFETY: the scalar kernel needs no instruction set.
+        None => unsafe { <Scalar as QueryKernel<W>>::matches::<P>(payload, p, max_columns) },
+    }
+}
+
 impl QueryKernel<u64> for Portable {
     #[inline(always)]
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<u64>, _max_columns: usize) {}
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
-        let lanes = max_columns.min(64);
-        let bits = match (
-            payload.get(p.lo_word.saturating_mul(8)..),
-            payload.get(p.hi_word.saturating_mul(8)..),
-        ) {
-            (Some(lo), Some(hi)) => {
-                column_bits::<false>(lo, hi, u64x2::splat(p.c_lo), u64x2::splat(p.c_hi), lanes)
-            }
-            _ => None,
-        };
-        match bits {
-            Some(bits) => bits & p.mask == if P::RESULT { p.expected } else { 0 },
-            // SAFETY: the scalar kernel needs no instruction set.
-            None => unsafe { <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns) },
-        }
+        let lanes = (u64x2::splat(p.c_lo), u64x2::splat(p.c_hi));
+        key_matches::<u64, P, false>(payload, p, max_columns, lanes)
     }
 }
 
@@ -283,22 +302,9 @@ impl QueryKernel<u128> for Portable {
         p: &Probe<u128>,
         max_columns: usize,
     ) -> bool {
-        let lanes = 2 * max_columns.min(64);
+        // A 128-bit word's low half is its first lane.
         let halves = |c: u128| u64x2::from([c as u64, (c >> 64) as u64]);
-        let bits = match (
-            payload.get(p.lo_word.saturating_mul(16)..),
-            payload.get(p.hi_word.saturating_mul(16)..),
-        ) {
-            (Some(lo), Some(hi)) => {
-                column_bits::<true>(lo, hi, halves(p.c_lo), halves(p.c_hi), lanes)
-            }
-            _ => None,
-        };
-        match bits {
-            Some(bits) => bits & p.mask == if P::RESULT { p.expected } else { 0 },
-            // SAFETY: the scalar kernel needs no instruction set.
-            None => unsafe { <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns) },
-        }
+        key_matches::<u128, P, true>(payload, p, max_columns, (halves(p.c_lo), halves(p.c_hi)))
     }
 }
 
@@ -340,12 +346,7 @@ impl Lanes64 for u64x4 {
     }
     #[inline(always)]
     unsafe fn parity(self) -> Self {
-        let mut x = self ^ (self >> 32u32);
-        x ^= x >> 16u32;
-        x ^= x >> 8u32;
-        x ^= x >> 4u32;
-        x ^= x >> 2u32;
-        x ^ (x >> 1u32)
+        fold!(self, 32u32, 16u32, 8u32, 4u32, 2u32, 1u32)
     }
     #[inline(always)]
     unsafe fn bit_per_lane(bits: u64) -> Self {
