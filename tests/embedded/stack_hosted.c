@@ -1,6 +1,6 @@
 /*
  * stack_hosted.c - peak stack of every C ABI entry point on this x86_64
- * host, once per SIMD backend the CPU has (scalar, AVX2, AVX-512), with the
+ * host, once per backend the CPU has (scalar, AVX2, AVX-512, portable), with the
  * probes of stack_probe.h (paint below the call site, call, scan). Linked
  * against the host archive; may use libc. Builds 10^5-key filters of every
  * kind and width per backend and checks the answers it gets along the way.
@@ -66,7 +66,9 @@ static int failures;
 
 static const char *backend_name = "";
 /* ribbon_build's depth per backend and shape (kind * 2 + width index). */
-static size_t build_depth[3][6];
+/* Backends measured: scalar, AVX2, AVX-512, portable. */
+#define BACKENDS 4
+static size_t build_depth[BACKENDS][6];
 static uint32_t current_backend;
 
 static void *xmalloc(size_t n) {
@@ -170,10 +172,12 @@ int main(void) {
     static const struct {
         uint32_t code;
         const char *name;
-    } backends[3] = {
-        {RIBBON_BACKEND_SCALAR, "scalar"}, {RIBBON_BACKEND_AVX2, "avx2"}, {RIBBON_BACKEND_AVX512, "avx512"}};
-    static struct probe_results results[3];
-    int ran[3] = {0, 0, 0};
+    } backends[BACKENDS] = {{RIBBON_BACKEND_SCALAR, "scalar"},
+                            {RIBBON_BACKEND_AVX2, "avx2"},
+                            {RIBBON_BACKEND_AVX512, "avx512"},
+                            {RIBBON_BACKEND_PORTABLE, "portable"}};
+    static struct probe_results results[BACKENDS];
+    int ran[BACKENDS] = {0, 0, 0, 0};
     uint64_t *keys = (uint64_t *)xmalloc(KEYS * sizeof *keys);
     uint64_t *others = (uint64_t *)xmalloc(KEYS * sizeof *others);
     uint8_t *answers = (uint8_t *)xmalloc(KEYS);
@@ -193,12 +197,14 @@ int main(void) {
     }
     printf("CPU: avx2 %s, avx512f+vpopcntdq %s; detected backend %u\n", cpu_has("avx2") ? "yes" : "no",
            cpu_has("avx512") ? "yes" : "no", (unsigned)ribbon_backend());
-    for (b = 0; b < 3; b++) {
+    for (b = 0; b < BACKENDS; b++) {
         int32_t st = ribbon_set_backend(backends[b].code);
         backend_name = backends[b].name;
         if (st == RIBBON_ERR_BACKEND_UNAVAILABLE) {
             printf("backend %s: skipped: %s (%s)\n", backends[b].name, ribbon_status_str(st),
-                   cpu_has(backends[b].name) || b == 0 ? "the CPU has it: the library was built without its kernels"
+                   backends[b].code == RIBBON_BACKEND_SCALAR || backends[b].code == RIBBON_BACKEND_PORTABLE ||
+                           cpu_has(backends[b].name)
+                       ? "the CPU has it: the library was built without its kernels"
                                                        : "the CPU lacks it");
             continue;
         }
@@ -227,20 +233,20 @@ int main(void) {
     ribbon_set_backend(RIBBON_BACKEND_AUTO);
 
     printf("\n### Peak stack per entry point and backend: x86_64 hosted (bytes)\n\n| entry point |");
-    for (b = 0; b < 3; b++) {
+    for (b = 0; b < BACKENDS; b++) {
         printf(" %s |", backends[b].name);
     }
-    printf("\n|---|---:|---:|---:|\n");
+    printf("\n|---|---:|---:|---:|---:|\n");
     for (id = 0; id < PROBE_COUNT; id++) {
         int any = 0;
-        for (b = 0; b < 3; b++) {
+        for (b = 0; b < BACKENDS; b++) {
             any |= ran[b] && results[b].calls[id] > 0;
         }
         if (!any) {
             continue;
         }
         printf("| %s |", probe_names[id]);
-        for (b = 0; b < 3; b++) {
+        for (b = 0; b < BACKENDS; b++) {
             if (ran[b]) {
                 printf(" %zu |", results[b].peak[id]);
             } else {
@@ -250,15 +256,15 @@ int main(void) {
         printf("\n");
     }
     printf("\n#### ribbon_build by kind and width (bytes)\n\n| kind, width |");
-    for (b = 0; b < 3; b++) {
+    for (b = 0; b < BACKENDS; b++) {
         printf(" %s |", backends[b].name);
     }
-    printf("\n|---|---:|---:|---:|\n");
+    printf("\n|---|---:|---:|---:|---:|\n");
     for (kind = 0; kind < 6; kind++) {
         static const char *const shapes[6] = {"Homogeneous w64", "Homogeneous w128", "Standard w64",
                                               "Standard w128", "StandardSmash w64", "StandardSmash w128"};
         printf("| %s |", shapes[kind]);
-        for (b = 0; b < 3; b++) {
+        for (b = 0; b < BACKENDS; b++) {
             if (ran[b]) {
                 printf(" %zu |", build_depth[b][kind]);
             } else {
