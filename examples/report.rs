@@ -104,11 +104,10 @@ fn main() {
         .collect();
     println!("# ribbon-kernel report");
     println!();
-    println!(
-        "- CPU: {} ({} logical cores)",
-        cpu_name(),
-        std::thread::available_parallelism().map_or(0, |p| p.get())
-    );
+    // WASI (wasm32) cannot tell how many cores there are.
+    let cores = std::thread::available_parallelism()
+        .map_or_else(|_| "unknown".to_string(), |p| p.get().to_string());
+    println!("- CPU: {} ({cores} logical cores)", cpu_name());
     println!("- keys: {n} random 64-bit hashes; FP rate over {negatives} other hashes");
     println!("- detected backend: {:?}", Backend::detect());
     for b in Backend::ALL {
