@@ -19,7 +19,8 @@ impl Features {
     pub(crate) const NEON: u8 = 4;
     /// `wide`'s lane types are vector registers in this build (the
     /// portable backend then beats scalar): SSE2 on x86_64, `simd128` on
-    /// wasm32. A compile-time fact; the backend itself runs everywhere.
+    /// wasm32, not under Miri. A compile-time fact; the backend itself
+    /// runs everywhere.
     pub(crate) const PORTABLE_VECTORS: u8 = 8;
     /// Set once detection ran, so that 0 means "not yet".
     const KNOWN: u8 = 0x80;
@@ -61,9 +62,15 @@ fn compile_time() -> u8 {
     if cfg!(ribbon_neon_kernels) {
         bits |= Features::NEON;
     }
-    if cfg!(any(
-        all(target_arch = "x86_64", target_feature = "sse2"),
-        all(target_arch = "wasm32", target_feature = "simd128")
+    // Not under Miri: interpreted, `wide`'s intrinsics are far slower than
+    // the scalar kernel (the whole suite ran twice as long), and the
+    // backend tests still force the portable one there.
+    if cfg!(all(
+        not(miri),
+        any(
+            all(target_arch = "x86_64", target_feature = "sse2"),
+            all(target_arch = "wasm32", target_feature = "simd128")
+        )
     )) {
         bits |= Features::PORTABLE_VECTORS;
     }
