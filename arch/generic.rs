@@ -252,6 +252,15 @@ pub(crate) trait Lanes64: Copy {
     unsafe fn bit_per_lane(bits: u64) -> Self;
 }
 
+/// Copies `lanes` (a register's lanes, through `bytemuck`) to the start
+/// of `dst`, as far as both go: every [`Lanes64::store`].
+#[inline(always)]
+pub(crate) fn copy_lanes<T: Copy>(dst: &mut [T], lanes: impl IntoIterator<Item = T>) {
+    for (d, lane) in dst.iter_mut().zip(lanes) {
+        *d = lane;
+    }
+}
+
 /// Implements [`Lanes64`]'s `xor`, `and` and `or` with one intrinsic each.
 #[cfg(any(ribbon_x86_kernels, ribbon_neon_kernels))]
 macro_rules! lanes64_bitwise {

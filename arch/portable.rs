@@ -319,10 +319,7 @@ impl Lanes64 for u64x4 {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        let lanes: [u64; 4] = must_cast(self);
-        for (d, l) in dst.iter_mut().zip(lanes) {
-            *d = l;
-        }
+        generic::copy_lanes(dst, must_cast::<u64x4, [u64; 4]>(self));
     }
     #[inline(always)]
     unsafe fn xor(self, o: Self) -> Self {

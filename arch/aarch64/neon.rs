@@ -117,9 +117,7 @@ impl Lanes64 for uint64x2_t {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        for (d, lane) in dst.iter_mut().zip(must_cast::<uint64x2_t, [u64; 2]>(self)) {
-            *d = lane;
-        }
+        generic::copy_lanes(dst, must_cast::<uint64x2_t, [u64; 2]>(self));
     }
     generic::lanes64_bitwise!(veorq_u64, vandq_u64, vorrq_u64);
     #[inline(always)]

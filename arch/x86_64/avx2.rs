@@ -185,7 +185,7 @@ impl Lanes64 for __m256i {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        super::copy_lanes(dst, must_cast::<__m256i, [u64; 4]>(self));
+        generic::copy_lanes(dst, must_cast::<__m256i, [u64; 4]>(self));
     }
     generic::lanes64_bitwise!(_mm256_xor_si256, _mm256_and_si256, _mm256_or_si256);
     #[inline(always)]
@@ -239,7 +239,7 @@ impl U64Lanes for __m256i {
             let first = _mm256_permute2x128_si256::<0x20>(even, odd);
             let second = _mm256_permute2x128_si256::<0x31>(even, odd);
             let (first, second): ([u128; 2], [u128; 2]) = (must_cast(first), must_cast(second));
-            super::copy_lanes(dst, first.into_iter().chain(second));
+            generic::copy_lanes(dst, first.into_iter().chain(second));
         }
     }
     #[inline(always)]

@@ -195,7 +195,7 @@ impl Lanes64 for __m512i {
     }
     #[inline(always)]
     unsafe fn store(self, dst: &mut [u64]) {
-        super::copy_lanes(dst, must_cast::<__m512i, [u64; 8]>(self));
+        generic::copy_lanes(dst, must_cast::<__m512i, [u64; 8]>(self));
     }
     generic::lanes64_bitwise!(_mm512_xor_si512, _mm512_and_si512, _mm512_or_si512);
     #[inline(always)]
@@ -244,7 +244,7 @@ impl U64Lanes for __m512i {
             let second =
                 _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), hi);
             let (first, second): ([u128; 4], [u128; 4]) = (must_cast(first), must_cast(second));
-            super::copy_lanes(dst, first.into_iter().chain(second));
+            generic::copy_lanes(dst, first.into_iter().chain(second));
         }
     }
     #[inline(always)]

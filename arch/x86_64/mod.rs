@@ -62,20 +62,11 @@ pub(crate) unsafe fn prefetch_probe<W: Word>(payload: &[u8], p: &Probe<W>, max_c
     }
 }
 
-/// Copies `lanes` (a register's lanes, through `bytemuck`) to the start
-/// of `dst`, as far as both go.
-#[inline(always)]
-pub(crate) fn copy_lanes<T: Copy>(dst: &mut [T], lanes: impl IntoIterator<Item = T>) {
-    for (d, lane) in dst.iter_mut().zip(lanes) {
-        *d = lane;
-    }
-}
-
 /// The first `N` values of `src` as an array (zeros past its end), to be
 /// cast into a register.
 #[inline(always)]
 pub(crate) fn lanes_of<const N: usize>(src: &[u64]) -> [u64; N] {
     let mut lanes = [0u64; N];
-    copy_lanes(&mut lanes, src.iter().copied());
+    super::generic::copy_lanes(&mut lanes, src.iter().copied());
     lanes
 }
