@@ -111,13 +111,14 @@ typedef struct {
 #define RIBBON_OK 0
 /** A required pointer was NULL. */
 #define RIBBON_ERR_NULL (-1)
-/** millibits_per_key is 0, above 131072, or needs more than 64 columns per slot. */
+/** millibits_per_key is below 1000 (one bit per key), above 131072, or
+ * needs more than 64 columns per slot. */
 #define RIBBON_ERR_INVALID_BITS_PER_KEY (-2)
 /** one_in is below 2 or needs more than 64 columns per slot. */
 #define RIBBON_ERR_INVALID_FP_RATE (-3)
-/** The byte budget cannot hold the header and one block. */
+/** The byte budget cannot hold the header and one bit per key. */
 #define RIBBON_ERR_BUDGET_TOO_SMALL (-4)
-/** More hashes than the plan was made for. */
+/** More hashes than the plan was made for, or more keys than 2^40. */
 #define RIBBON_ERR_TOO_MANY_KEYS (-5)
 /** A size does not fit in this platform's address space. */
 #define RIBBON_ERR_TOO_LARGE (-6)

@@ -179,7 +179,11 @@ impl<'s> Banding<'s> {
     ) -> Result<Banding<'s>, Error> {
         let solve = SolveKernel::new(backend, geometry.width).ok_or(Error::BackendUnavailable)?;
         let need = scratch_words(&geometry).ok_or(Error::TooLarge)?;
-        let rows = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
+        let given = scratch.len();
+        let rows = scratch.get_mut(..need).ok_or(Error::ScratchTooSmall {
+            needed: need,
+            given,
+        })?;
         rows.fill(0);
         Ok(Banding {
             geometry,
@@ -217,7 +221,11 @@ impl<'s> Banding<'s> {
     ) -> Result<Banding<'s>, Error> {
         let g = parts.geometry;
         let need = scratch_words(&g).ok_or(Error::TooLarge)?;
-        let rows = rows.get_mut(..need).ok_or(Error::ScratchTooSmall)?;
+        let given = rows.len();
+        let rows = rows.get_mut(..need).ok_or(Error::ScratchTooSmall {
+            needed: need,
+            given,
+        })?;
         let added = parts
             .inserted
             .checked_add(parts.redundant)
@@ -467,10 +475,14 @@ impl<'s> Banding<'s> {
     /// first [`crate::Plan::filter_bytes`] bytes of `out`.
     pub(crate) fn solve_into(&self, out: &mut [u8]) -> Result<(), Error> {
         let len = self.geometry.filter_bytes();
-        let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
+        let too_small = Error::OutputTooSmall {
+            needed: len,
+            given: out.len(),
+        };
+        let out = out.get_mut(..len).ok_or(too_small)?;
         let (header, payload) = out
             .split_first_chunk_mut::<HEADER_BYTES>()
-            .ok_or(Error::OutputTooSmall)?;
+            .ok_or(too_small)?;
         self.solve.run(
             &self.geometry,
             FreeRows::Pseudorandom(self.expander.seed_mix),

@@ -9,24 +9,51 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
-    /// `millibits_per_key` is 0 or asks for more than 64 columns per slot.
+    /// `millibits_per_key` is below [`crate::MIN_MILLIBITS_PER_KEY`] (one
+    /// bit per key), above [`crate::MAX_MILLIBITS_PER_KEY`], or asks for
+    /// more than 64 columns per slot.
     InvalidBitsPerKey,
     /// The false-positive target `one_in` is below 2 or needs more than 64
     /// columns per slot.
     InvalidFpRate,
-    /// The byte budget cannot hold the header and one block of one column.
-    BudgetTooSmall,
-    /// More key hashes than the plan was made for, or a filter too large for
-    /// this platform's address space.
-    TooManyKeys,
+    /// The byte budget cannot hold the header and one bit per key.
+    BudgetTooSmall {
+        /// The smallest budget, in bytes, that plans a filter for the keys.
+        needed: usize,
+        /// The budget given, in bytes.
+        given: usize,
+    },
+    /// More keys than a plan accepts: more key hashes than the plan was
+    /// made for, or more keys than [`crate::MAX_KEYS`] when planning.
+    TooManyKeys {
+        /// The most keys accepted.
+        limit: u64,
+        /// The number of keys given.
+        given: u64,
+    },
     /// A size computed from the request or a header does not fit in `usize`.
     TooLarge,
     /// The scratch slice is shorter than [`crate::Plan::scratch_words`].
-    ScratchTooSmall,
+    ScratchTooSmall {
+        /// The `u64` words of scratch needed.
+        needed: usize,
+        /// The `u64` words given.
+        given: usize,
+    },
     /// The output buffer is shorter than [`crate::Plan::filter_bytes`].
-    OutputTooSmall,
-    /// A batch output slice does not have one entry per input hash.
-    LengthMismatch,
+    OutputTooSmall {
+        /// The bytes needed.
+        needed: usize,
+        /// The bytes given.
+        given: usize,
+    },
+    /// A batch output slice does not have one entry per input.
+    LengthMismatch {
+        /// The number of inputs (hashes or keys): the length `out` needs.
+        expected: usize,
+        /// The length of `out`.
+        given: usize,
+    },
     /// Standard Ribbon: every seed tried gave an inconsistent linear system.
     /// Nothing usable was written to the output buffer.
     ConstructionFailed,
@@ -36,10 +63,21 @@ pub enum Error {
     UnsupportedVersion,
     /// A header field is out of range or inconsistent with another.
     CorruptHeader,
-    /// The bytes are shorter than the header says the filter is.
-    Truncated,
+    /// The bytes are shorter than the header (or than the filter the
+    /// header describes).
+    Truncated {
+        /// The bytes needed: the header's length, or the filter's.
+        needed: usize,
+        /// The bytes given.
+        given: usize,
+    },
     /// The bytes are longer than the header says the filter is.
-    TrailingBytes,
+    TrailingBytes {
+        /// The filter's length, from its header.
+        expected: usize,
+        /// The bytes given.
+        given: usize,
+    },
     /// The requested backend is not available on this CPU or build.
     BackendUnavailable,
 }
@@ -51,42 +89,62 @@ impl Error {
         match self {
             Error::InvalidBitsPerKey => -2,
             Error::InvalidFpRate => -3,
-            Error::BudgetTooSmall => -4,
-            Error::TooManyKeys => -5,
+            Error::BudgetTooSmall { .. } => -4,
+            Error::TooManyKeys { .. } => -5,
             Error::TooLarge => -6,
-            Error::ScratchTooSmall => -7,
-            Error::OutputTooSmall => -8,
-            Error::LengthMismatch => -9,
+            Error::ScratchTooSmall { .. } => -7,
+            Error::OutputTooSmall { .. } => -8,
+            Error::LengthMismatch { .. } => -9,
             Error::ConstructionFailed => -10,
             Error::BadMagic => -11,
             Error::UnsupportedVersion => -12,
             Error::CorruptHeader => -13,
-            Error::Truncated => -14,
-            Error::TrailingBytes => -15,
+            Error::Truncated { .. } => -14,
+            Error::TrailingBytes { .. } => -15,
             Error::BackendUnavailable => -16,
         }
     }
 
-    /// Every error, in code order (for tests and the C header check).
+    /// Every error, in code order (for tests and the C header check); the
+    /// sizes of the variants that carry some are 0.
     pub const ALL: [Error; 15] = [
         Error::InvalidBitsPerKey,
         Error::InvalidFpRate,
-        Error::BudgetTooSmall,
-        Error::TooManyKeys,
+        Error::BudgetTooSmall {
+            needed: 0,
+            given: 0,
+        },
+        Error::TooManyKeys { limit: 0, given: 0 },
         Error::TooLarge,
-        Error::ScratchTooSmall,
-        Error::OutputTooSmall,
-        Error::LengthMismatch,
+        Error::ScratchTooSmall {
+            needed: 0,
+            given: 0,
+        },
+        Error::OutputTooSmall {
+            needed: 0,
+            given: 0,
+        },
+        Error::LengthMismatch {
+            expected: 0,
+            given: 0,
+        },
         Error::ConstructionFailed,
         Error::BadMagic,
         Error::UnsupportedVersion,
         Error::CorruptHeader,
-        Error::Truncated,
-        Error::TrailingBytes,
+        Error::Truncated {
+            needed: 0,
+            given: 0,
+        },
+        Error::TrailingBytes {
+            expected: 0,
+            given: 0,
+        },
         Error::BackendUnavailable,
     ];
 
-    /// A short, static description.
+    /// A short, static description (without the sizes that
+    /// [`Display`](fmt::Display) adds).
     pub fn as_str(self) -> &'static str {
         self.message().to_str().unwrap_or("error")
     }
@@ -95,33 +153,70 @@ impl Error {
     pub const fn message(self) -> &'static CStr {
         match self {
             Error::InvalidBitsPerKey => {
-                c"bits per key must be positive and need at most 64 columns"
+                c"bits per key must be at least 1 and need at most 64 columns"
             }
             Error::InvalidFpRate => {
                 c"false-positive target must be 1 in 2 or rarer, at most 64 columns"
             }
-            Error::BudgetTooSmall => c"byte budget too small for the header and one block",
-            Error::TooManyKeys => c"more key hashes than the plan was made for",
+            Error::BudgetTooSmall { .. } => c"byte budget too small for one bit per key",
+            Error::TooManyKeys { .. } => c"too many keys for the plan (or for any plan)",
             Error::TooLarge => c"filter size does not fit in this platform's address space",
-            Error::ScratchTooSmall => c"scratch buffer smaller than the plan's scratch words",
-            Error::OutputTooSmall => c"output buffer smaller than the plan's filter bytes",
-            Error::LengthMismatch => c"batch output length differs from the number of hashes",
+            Error::ScratchTooSmall { .. } => {
+                c"scratch buffer smaller than the plan's scratch words"
+            }
+            Error::OutputTooSmall { .. } => c"output buffer smaller than the plan's filter bytes",
+            Error::LengthMismatch { .. } => {
+                c"batch output length differs from the number of hashes"
+            }
             Error::ConstructionFailed => c"construction failed with every seed tried",
             Error::BadMagic => c"not a ribbon-kernel filter (bad magic)",
             Error::UnsupportedVersion => c"unsupported filter format version",
             Error::CorruptHeader => c"corrupt filter header",
-            Error::Truncated => c"filter bytes truncated",
-            Error::TrailingBytes => c"filter bytes longer than the header says",
+            Error::Truncated { .. } => c"filter bytes truncated",
+            Error::TrailingBytes { .. } => c"filter bytes longer than the header says",
             Error::BackendUnavailable => c"backend not available on this CPU or build",
         }
     }
 }
 
 impl fmt::Display for Error {
+    /// The static description, and what was needed and given where the
+    /// error knows.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match *self {
+            Error::BudgetTooSmall { needed, given } => write!(
+                f,
+                "byte budget too small: {given} bytes given, at least {needed} needed \
+                 (header and one bit per key)"
+            ),
+            Error::TooManyKeys { limit, given } => {
+                write!(f, "too many keys: {given} given, at most {limit} accepted")
+            }
+            Error::ScratchTooSmall { needed, given } => write!(
+                f,
+                "scratch buffer too small: {given} u64 words given, {needed} needed"
+            ),
+            Error::OutputTooSmall { needed, given } => write!(
+                f,
+                "output buffer too small: {given} bytes given, {needed} needed"
+            ),
+            Error::LengthMismatch { expected, given } => write!(
+                f,
+                "batch output length differs from the inputs: {given} entries for {expected} inputs"
+            ),
+            Error::Truncated { needed, given } => write!(
+                f,
+                "filter bytes truncated: {given} bytes given, {needed} needed"
+            ),
+            Error::TrailingBytes { expected, given } => write!(
+                f,
+                "filter bytes longer than the header says: {given} bytes given, the filter has {expected}"
+            ),
+            e => f.write_str(e.as_str()),
+        }
     }
 }
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl std::error::Error for Error {}

@@ -94,7 +94,10 @@ impl<'a> FilterRef<'a> {
     pub fn from_prefix(bytes: &'a [u8]) -> Result<(FilterRef<'a>, &'a [u8]), Error> {
         let len = FilterRef::serialized_len(bytes)?;
         if bytes.len() < len {
-            return Err(Error::Truncated);
+            return Err(Error::Truncated {
+                needed: len,
+                given: bytes.len(),
+            });
         }
         let (filter, rest) = bytes.split_at(len);
         Ok((FilterRef::from_bytes(filter)?, rest))
@@ -112,7 +115,10 @@ impl<'a> FilterRef<'a> {
     /// have the same length as `hashes`.
     pub fn contains_batch(&self, hashes: &[u64], out: &mut [bool]) -> Result<(), Error> {
         if hashes.len() != out.len() {
-            return Err(Error::LengthMismatch);
+            return Err(Error::LengthMismatch {
+                expected: hashes.len(),
+                given: out.len(),
+            });
         }
         let s = &self.state;
         s.kernels
@@ -204,7 +210,7 @@ impl<'a> FilterRef<'a> {
     /// let hashes: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
     /// let plan = Plan::new(Kind::Homogeneous, Width::W64, hashes.len(), 8000)?;
     /// let filter = Filter::build(&plan, &hashes)?;
-    /// let view = filter.as_ref();
+    /// let view = filter.view();
     /// // Builds keep it within 1.075 x the column rate (the FP promise is
     /// // 1.10 x; see HOMOGENEOUS_EXCESS_LIMIT_PPM).
     /// assert!(view.estimated_fp_ppt() <= view.column_fp_ppt() / 1000 * 1075);
@@ -238,6 +244,23 @@ impl<'a> FilterRef<'a> {
             bytes,
             payload: bytes.get(HEADER_BYTES..).unwrap_or(&[]),
         }
+    }
+}
+
+impl AsRef<[u8]> for FilterRef<'_> {
+    /// The serialized bytes, so that a view can be written out as it is:
+    /// `std::fs::write(path, view)`.
+    fn as_ref(&self) -> &[u8] {
+        self.bytes
+    }
+}
+
+impl<'a> TryFrom<&'a [u8]> for FilterRef<'a> {
+    type Error = Error;
+
+    /// [`FilterRef::from_bytes`].
+    fn try_from(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
+        FilterRef::from_bytes(bytes)
     }
 }
 

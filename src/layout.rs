@@ -25,10 +25,11 @@
 use crate::error::Error;
 
 /// Ribbon width `w`: the number of slots one key's equation spans, and the
-/// size of an ICML word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// size of an ICML word. The default is [`Width::W64`], the faster one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Width {
     /// 64-bit ribbon: faster, about 10 % space overhead (Homogeneous).
+    #[default]
     W64,
     /// 128-bit ribbon: about 5 % space overhead (Homogeneous), slower.
     W128,
@@ -58,11 +59,13 @@ impl Width {
     }
 }
 
-/// Which Ribbon filter construction to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which Ribbon filter construction to use. The default is
+/// [`Kind::Homogeneous`], which never fails to build.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// Homogeneous Ribbon (paper section 4): solves `h(x)·Z = 0`; never fails
     /// to build, FP rate slightly above `2^-r`. The default choice.
+    #[default]
     Homogeneous,
     /// Standard Ribbon (paper section 3): stores an `r`-bit fingerprint per
     /// key; FP rate exactly `2^-r`; a build can fail and is retried with the
@@ -304,9 +307,15 @@ impl Header {
         let len = header.geometry.filter_bytes();
         if bytes.len() != len {
             return Err(if bytes.len() < len {
-                Error::Truncated
+                Error::Truncated {
+                    needed: len,
+                    given: bytes.len(),
+                }
             } else {
-                Error::TrailingBytes
+                Error::TrailingBytes {
+                    expected: len,
+                    given: bytes.len(),
+                }
             });
         }
         Ok(header)
@@ -318,7 +327,10 @@ impl Header {
         let h: &[u8; HEADER_BYTES] = bytes
             .get(..HEADER_BYTES)
             .and_then(|h| h.try_into().ok())
-            .ok_or(Error::Truncated)?;
+            .ok_or(Error::Truncated {
+                needed: HEADER_BYTES,
+                given: bytes.len(),
+            })?;
         if take::<4>(h, 0) != MAGIC {
             return Err(Error::BadMagic);
         }
@@ -392,8 +404,20 @@ mod tests {
         let len = g.filter_bytes();
         bytes[..HEADER_BYTES].copy_from_slice(&h.encode());
         assert_eq!(Header::decode(&bytes[..len]), Ok(h));
-        assert_eq!(Header::decode(&bytes[..len - 1]), Err(Error::Truncated));
-        assert_eq!(Header::decode(&bytes[..len + 1]), Err(Error::TrailingBytes));
+        assert_eq!(
+            Header::decode(&bytes[..len - 1]),
+            Err(Error::Truncated {
+                needed: len,
+                given: len - 1
+            })
+        );
+        assert_eq!(
+            Header::decode(&bytes[..len + 1]),
+            Err(Error::TrailingBytes {
+                expected: len,
+                given: len + 1
+            })
+        );
     }
 
     #[test]

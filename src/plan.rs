@@ -19,6 +19,12 @@ pub const MAX_KEYS: usize = if (usize::MAX as u64) < (1 << 40) {
     (1u64 << 40) as usize
 };
 
+/// Fewest bits per key (in thousandths) [`Plan::new`] accepts: one bit per
+/// key, the budget of one column per slot (FP rate 1/2). Smaller budgets
+/// make filters that answer "maybe" to almost every hash, so they are
+/// [`Error::InvalidBitsPerKey`] rather than a silently useless filter.
+pub const MIN_MILLIBITS_PER_KEY: u32 = 1000;
+
 /// Most bits per key (in thousandths) [`Plan::new`] accepts: 131 bits,
 /// twice what 64 columns per slot can use. Larger budgets are
 /// [`Error::InvalidBitsPerKey`]; so are smaller ones that would need more
@@ -98,7 +104,7 @@ impl Plan {
         millibits_per_key: u32,
     ) -> Result<Plan, Error> {
         check_keys(num_keys)?;
-        if millibits_per_key == 0 || millibits_per_key > MAX_MILLIBITS_PER_KEY {
+        if !(MIN_MILLIBITS_PER_KEY..=MAX_MILLIBITS_PER_KEY).contains(&millibits_per_key) {
             return Err(Error::InvalidBitsPerKey);
         }
         if num_keys == 0 {
@@ -164,16 +170,23 @@ impl Plan {
         filter_bytes: usize,
     ) -> Result<Plan, Error> {
         check_keys(num_keys)?;
-        if filter_bytes < HEADER_BYTES {
-            return Err(Error::BudgetTooSmall);
+        // At least one bit per key (one column per slot, FP 1/2), in whole
+        // words: less makes a filter that matches almost everything.
+        let min_words = num_keys.div_ceil(width.bits() as usize);
+        let needed = min_words
+            .checked_mul(width.word_bytes())
+            .and_then(|b| b.checked_add(HEADER_BYTES))
+            .ok_or(Error::TooLarge)?;
+        if filter_bytes < needed {
+            return Err(Error::BudgetTooSmall {
+                needed,
+                given: filter_bytes,
+            });
         }
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
         }
         let words = (filter_bytes - HEADER_BYTES) >> width.word_bytes().trailing_zeros();
-        if words == 0 {
-            return Err(Error::BudgetTooSmall);
-        }
         // Columns per slot if the budget is spread over the right number of
         // slots; refine twice (epsilon depends weakly on the columns).
         let bits = words as u128 * u128::from(width.bits());
@@ -186,7 +199,10 @@ impl Plan {
                 .min(u128::from(MAX_COLUMNS) * 1000) as u64;
         }
         let geometry =
-            split_words(kind, width, blocks, words).map_err(|_| Error::BudgetTooSmall)?;
+            split_words(kind, width, blocks, words).map_err(|_| Error::BudgetTooSmall {
+                needed,
+                given: filter_bytes,
+            })?;
         Plan::checked(geometry, num_keys)
     }
 
@@ -425,17 +441,30 @@ impl Plan {
         scratch: &mut [u64],
         out: &mut [u8],
     ) -> Result<usize, Error> {
-        if self.num_keys.is_some_and(|n| hashes.len() > n) {
-            return Err(Error::TooManyKeys);
+        if let Some(n) = self.num_keys
+            && hashes.len() > n
+        {
+            return Err(Error::TooManyKeys {
+                limit: n as u64,
+                given: hashes.len() as u64,
+            });
         }
+        let scratch_too_small = Error::ScratchTooSmall {
+            needed: self.scratch_words(),
+            given: scratch.len(),
+        };
         if scratch.len() < self.scratch_words() {
-            return Err(Error::ScratchTooSmall);
+            return Err(scratch_too_small);
         }
         let (scratch, sort) = scratch
             .split_at_mut_checked(self.banding_scratch_words())
-            .ok_or(Error::ScratchTooSmall)?;
+            .ok_or(scratch_too_small)?;
         let len = self.filter_bytes();
-        let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
+        let out_len = out.len();
+        let out = out.get_mut(..len).ok_or(Error::OutputTooSmall {
+            needed: len,
+            given: out_len,
+        })?;
         // A previous filter in this buffer must not survive a failed build.
         if let Some(header) = out.get_mut(..HEADER_BYTES) {
             header.fill(0);
@@ -609,7 +638,10 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
     // Always false where usize is narrower than 41 bits.
     #[allow(clippy::absurd_extreme_comparisons)]
     if num_keys > MAX_KEYS {
-        Err(Error::TooManyKeys)
+        Err(Error::TooManyKeys {
+            limit: MAX_KEYS as u64,
+            given: num_keys as u64,
+        })
     } else {
         Ok(())
     }

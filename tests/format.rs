@@ -125,7 +125,10 @@ fn every_truncation_and_extension_is_refused() {
         longer.push(0);
         assert_eq!(
             FilterRef::from_bytes(&longer).err(),
-            Some(Error::TrailingBytes)
+            Some(Error::TrailingBytes {
+                expected: bytes.len(),
+                given: longer.len()
+            })
         );
         exercise(FilterRef::from_bytes(bytes).unwrap());
     }

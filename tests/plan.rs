@@ -19,7 +19,7 @@ fn for_fp_rate_meets_the_target_without_waste() {
             "{kind:?}: {:.3} bits/key, FP {:.4}% cols {:.4}% {:?}",
             plan.millibits_per_key() as f64 / 1000.0,
             fp * 100.0,
-            filter.as_ref().column_fp_ppt() as f64 / 1e10,
+            filter.view().column_fp_ppt() as f64 / 1e10,
             filter
         );
         if cfg!(miri) {
@@ -80,10 +80,22 @@ fn for_bytes_stays_within_budget() {
                 let f = Filter::build(&plan, &keys).unwrap();
                 assert!(keys.iter().all(|&h| f.contains(h)));
             }
+            // Less than the header plus one bit per key (in whole words).
+            let needed = 40 + width.bits() as usize / 8;
             assert_eq!(
                 Plan::for_bytes(kind, width, 10, 41).err(),
-                Some(Error::BudgetTooSmall)
+                Some(Error::BudgetTooSmall { needed, given: 41 })
             );
+            let needed =
+                40 + 1000usize.div_ceil(width.bits() as usize) * (width.bits() as usize / 8);
+            assert_eq!(
+                Plan::for_bytes(kind, width, 1000, needed - 1).err(),
+                Some(Error::BudgetTooSmall {
+                    needed,
+                    given: needed - 1
+                })
+            );
+            assert!(Plan::for_bytes(kind, width, 1000, needed).is_ok());
         }
     }
 }
@@ -115,10 +127,22 @@ fn bad_requests_are_errors() {
         Plan::new(Kind::Homogeneous, Width::W64, 10, u32::MAX).err(),
         Some(Error::InvalidBitsPerKey)
     );
+    // Less than one bit per key: a filter that would match almost every
+    // hash (1 millibit per key gave a 48-byte filter for 1000 keys).
+    for millibits in [1, 500, 999] {
+        assert_eq!(
+            Plan::new(Kind::Homogeneous, Width::W64, 1000, millibits).err(),
+            Some(Error::InvalidBitsPerKey)
+        );
+    }
+    assert!(Plan::new(Kind::Homogeneous, Width::W64, 1000, 1000).is_ok());
     // 64-bit: past MAX_KEYS (2^40). 32-bit: MAX_KEYS is usize::MAX, and
     // the sizes overflow the address space.
     let expected = if usize::BITS > 40 {
-        Error::TooManyKeys
+        Error::TooManyKeys {
+            limit: 1 << 40,
+            given: usize::MAX as u64,
+        }
     } else {
         Error::TooLarge
     };
@@ -140,17 +164,26 @@ fn short_buffers_and_wrong_lengths_are_errors() {
             let short = plan.scratch_words() - 1;
             assert_eq!(
                 plan.build(&keys, &mut scratch[..short], &mut out).err(),
-                Some(Error::ScratchTooSmall)
+                Some(Error::ScratchTooSmall {
+                    needed: plan.scratch_words(),
+                    given: short
+                })
             );
             let short = plan.filter_bytes() - 1;
             assert_eq!(
                 plan.build(&keys, &mut scratch, &mut out[..short]).err(),
-                Some(Error::OutputTooSmall)
+                Some(Error::OutputTooSmall {
+                    needed: plan.filter_bytes(),
+                    given: short
+                })
             );
             let more: Vec<u64> = hashes(6, keys.len() + 1);
             assert_eq!(
                 plan.build(&more, &mut scratch, &mut out).err(),
-                Some(Error::TooManyKeys)
+                Some(Error::TooManyKeys {
+                    limit: keys.len() as u64,
+                    given: more.len() as u64
+                })
             );
             // A larger output buffer is fine; the filter is its prefix.
             let f = plan.build(&keys, &mut scratch, &mut out[1..]).unwrap();
@@ -158,7 +191,10 @@ fn short_buffers_and_wrong_lengths_are_errors() {
             let mut answers = vec![false; keys.len() - 1];
             assert_eq!(
                 f.contains_batch(&keys, &mut answers).err(),
-                Some(Error::LengthMismatch)
+                Some(Error::LengthMismatch {
+                    expected: keys.len(),
+                    given: keys.len() - 1
+                })
             );
             let f = FilterRef::from_bytes(&out[1..1 + plan.filter_bytes()]).unwrap();
             assert!(keys.iter().all(|&h| f.contains(h)));
@@ -167,7 +203,10 @@ fn short_buffers_and_wrong_lengths_are_errors() {
             let banding = plan.banding(&mut scratch).unwrap();
             assert_eq!(
                 banding.finish(&mut out[..10]).err(),
-                Some(Error::OutputTooSmall)
+                Some(Error::OutputTooSmall {
+                    needed: plan.filter_bytes(),
+                    given: 10
+                })
             );
         }
     }
@@ -223,7 +262,7 @@ fn seeds_give_independent_filters() {
     let plan = Plan::new(Kind::Homogeneous, Width::W64, keys.len(), 6000).unwrap();
     let a = Filter::build(&plan, &keys).unwrap();
     let b = Filter::build(&plan.with_seed(12345), &keys).unwrap();
-    assert_eq!(b.as_ref().seed(), 12345);
+    assert_eq!(b.view().seed(), 12345);
     assert_ne!(a.as_bytes(), b.as_bytes());
     assert!(keys.iter().all(|&h| a.contains(h) && b.contains(h)));
 }

@@ -773,7 +773,13 @@ fn full_bloom_test_corrupt_filters() {
     assert_eq!(kind(&block), BlockKind::FastLocalBloom);
     // Less than one line of data: RocksDB never writes it.
     let short = [vec![0u8; 63], vec![0xff, 0, 6, 0, 0]].concat();
-    assert_eq!(FilterRef::from_bytes(&short).unwrap_err(), Error::Truncated);
+    assert_eq!(
+        FilterRef::from_bytes(&short).unwrap_err(),
+        Error::Truncated {
+            needed: 64,
+            given: 63
+        }
+    );
     // Ribbon with 0 or 1 blocks.
     for blocks in [0u8, 1] {
         let block = [vec![0u8; 64], vec![0xfe, 0, blocks, 0, 0]].concat();
@@ -1172,15 +1178,24 @@ fn errors() {
     let block = out[..len].to_vec();
     assert_eq!(
         rocksdb::build_filter(&keys, 10_000, &mut scratch[..3 * 1024 - 1], &mut out),
-        Err(Error::ScratchTooSmall)
+        Err(Error::ScratchTooSmall {
+            needed: 3 * 1024,
+            given: 3 * 1024 - 1
+        })
     );
     assert_eq!(
         rocksdb::build_filter(&keys, 10_000, &mut scratch, &mut out[..len - 1]),
-        Err(Error::OutputTooSmall)
+        Err(Error::OutputTooSmall {
+            needed: len,
+            given: len - 1
+        })
     );
     assert_eq!(
         rocksdb::build_bloom_filter(&keys, 10_000, &mut out[..1284]),
-        Err(Error::OutputTooSmall)
+        Err(Error::OutputTooSmall {
+            needed: 1285,
+            given: 1284
+        })
     );
     // Small filters written as Bloom need no scratch.
     assert_eq!(
@@ -1190,7 +1205,10 @@ fn errors() {
     let filter = FilterRef::from_bytes(&block).unwrap();
     assert_eq!(
         filter.contains_batch(&keys, &mut [false; 999]),
-        Err(Error::LengthMismatch)
+        Err(Error::LengthMismatch {
+            expected: 1000,
+            given: 999
+        })
     );
     assert_eq!(filter.as_bytes(), &block[..]);
     for backend in Backend::ALL {

@@ -32,10 +32,12 @@ fn line_offset(hash: u64, lines: u32) -> usize {
 /// Writes the block for `hashes` into `out[..len]`, `len` as computed by
 /// `sizing::bloom_bytes` (at least one line plus the trailer).
 pub(super) fn build(hashes: &[u64], probes: u32, len: usize, out: &mut [u8]) -> Result<(), Error> {
-    let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
-    let (data, trailer) = out
-        .split_last_chunk_mut::<TRAILER>()
-        .ok_or(Error::OutputTooSmall)?;
+    let too_small = Error::OutputTooSmall {
+        needed: len,
+        given: out.len(),
+    };
+    let out = out.get_mut(..len).ok_or(too_small)?;
+    let (data, trailer) = out.split_last_chunk_mut::<TRAILER>().ok_or(too_small)?;
     data.fill(0);
     let lines = u32::try_from(data.len() / LINE).map_err(|_| Error::TooLarge)?;
     for &hash in hashes {
@@ -72,7 +74,10 @@ impl<'a> Bloom<'a> {
         let lines = u32::try_from(data.len() / LINE).map_err(|_| Error::TooLarge)?;
         if lines == 0 {
             // RocksDB never writes this and would read past the block.
-            return Err(Error::Truncated);
+            return Err(Error::Truncated {
+                needed: LINE,
+                given: data.len(),
+            });
         }
         Ok(Bloom {
             data,

@@ -235,9 +235,16 @@ pub fn build_filter_with_backend(
         let bloom_len = sizing::bloom_bytes(entries, millibits_per_key);
         let bloom_smaller = slots < 1024 && bloom_len < len as u64;
         if !bloom_smaller {
-            let out = out.get_mut(..len).ok_or(Error::OutputTooSmall)?;
+            let out_len = out.len();
+            let out = out.get_mut(..len).ok_or(Error::OutputTooSmall {
+                needed: len,
+                given: out_len,
+            })?;
             if scratch.len() < slots.saturating_mul(3) {
-                return Err(Error::ScratchTooSmall);
+                return Err(Error::ScratchTooSmall {
+                    needed: slots.saturating_mul(3),
+                    given: scratch.len(),
+                });
             }
             if ribbon::build(hashes, slots / 128, segments, scratch, out, backend)? {
                 return Ok(len);
@@ -451,7 +458,10 @@ impl<'a> FilterRef<'a> {
     /// otherwise).
     pub fn contains_batch(&self, hashes: &[u64], out: &mut [bool]) -> Result<(), Error> {
         if hashes.len() != out.len() {
-            return Err(Error::LengthMismatch);
+            return Err(Error::LengthMismatch {
+                expected: hashes.len(),
+                given: out.len(),
+            });
         }
         match self.block {
             Block::AlwaysFalse => out.fill(false),

@@ -147,13 +147,19 @@ pub(super) fn build(
 ) -> Result<bool, Error> {
     let geometry = geometry(num_blocks, segments * 16)?;
     let slots = geometry.num_slots();
-    let (payload, trailer) = out
-        .split_last_chunk_mut::<TRAILER>()
-        .ok_or(Error::OutputTooSmall)?;
+    let too_small = Error::OutputTooSmall {
+        needed: geometry.payload_bytes() + TRAILER,
+        given: out.len(),
+    };
+    let (payload, trailer) = out.split_last_chunk_mut::<TRAILER>().ok_or(too_small)?;
     let payload = payload
         .get_mut(..geometry.payload_bytes())
-        .ok_or(Error::OutputTooSmall)?;
-    let rows = scratch.get_mut(..3 * slots).ok_or(Error::ScratchTooSmall)?;
+        .ok_or(too_small)?;
+    let given = scratch.len();
+    let rows = scratch.get_mut(..3 * slots).ok_or(Error::ScratchTooSmall {
+        needed: 3 * slots,
+        given,
+    })?;
     let solve = SolveKernel::new(backend, geometry.width).ok_or(Error::BackendUnavailable)?;
     let first_seed = hashes.first().map_or(0, |&h| h as u32 & 255);
     for attempt in 0..256 {

@@ -97,9 +97,10 @@ pub fn check_build(case: &BuildCase) {
         case.hashes.len(),
         u32::from(case.millibits),
     ) else {
-        // Refused only for no bits, or for more than 64 columns per slot.
+        // Refused only for less than one bit per key, or for more than 64
+        // columns per slot.
         assert!(
-            case.millibits == 0 || case.millibits > 64_000,
+            case.millibits < 1000 || case.millibits > 64_000,
             "plan refused for {} millibits",
             case.millibits
         );
