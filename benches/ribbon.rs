@@ -115,7 +115,7 @@ fn bench_query(c: &mut Criterion) {
             group.sample_size(10);
             for (name, filter) in &filters {
                 for backend in backends() {
-                    let view = filter.as_ref().with_backend(backend).expect("available");
+                    let view = filter.view().with_backend(backend).expect("available");
                     group.bench_function(
                         BenchmarkId::new(format!("{name}/single"), backend.name()),
                         |b| {

@@ -204,7 +204,7 @@ fn measure(plan: &Plan, o: &Options, set: u64) -> KeySet {
         (Filter::build(plan, &keys).expect("build"), keys.len())
     };
     let build_ns = start.elapsed().as_nanos() as f64 / o.keys as f64;
-    let view = filter.as_ref();
+    let view = filter.view();
     assert!(
         keys[..used].iter().all(|&k| view.contains(k)),
         "false negative"

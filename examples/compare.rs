@@ -121,7 +121,7 @@ fn main() {
         ("ribbon-kernel hom64 7.63", &hom763),
         ("ribbon-kernel std128 7.41", &std741),
     ] {
-        let v = f.as_ref();
+        let v = f.view();
         println!(
             "| {name} | {:.3} | {:.3} |",
             v.millibits_per_key() as f64 / 1000.0,
@@ -163,14 +163,14 @@ fn main() {
     for &b in &backends {
         ms.push(ribbon_batch(
             "hom64-8.7",
-            hom87.as_ref().with_backend(b).expect("available"),
+            hom87.view().with_backend(b).expect("available"),
             queries,
         ));
     }
     for &b in &backends {
         ms.push(ribbon_single(
             "hom64-8.7",
-            hom87.as_ref().with_backend(b).expect("available"),
+            hom87.view().with_backend(b).expect("available"),
             queries,
         ));
     }
@@ -188,7 +188,7 @@ fn main() {
     for &b in &backends {
         ms.push(ribbon_batch(
             "hom64-7.63",
-            hom763.as_ref().with_backend(b).expect("available"),
+            hom763.view().with_backend(b).expect("available"),
             queries,
         ));
     }
@@ -206,7 +206,7 @@ fn main() {
     for &b in &backends {
         ms.push(ribbon_batch(
             "std128-7.41",
-            std741.as_ref().with_backend(b).expect("available"),
+            std741.view().with_backend(b).expect("available"),
             queries,
         ));
     }

@@ -139,7 +139,7 @@ fn main() {
                     plan.build(&keys, &mut scratch, &mut bytes).expect("build");
                 });
                 let filter = Filter::from_bytes(bytes).expect("valid");
-                let view = filter.as_ref();
+                let view = filter.view();
                 assert!(keys.iter().all(|&h| view.contains(h)), "false negative");
                 let fp =
                     others.iter().filter(|&&h| view.contains(h)).count() as f64 / negatives as f64;

@@ -6,39 +6,70 @@ use alloc::vec::Vec;
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
+use crate::layout::{Kind, Width};
 use crate::plan::Plan;
 
-/// An owned Ribbon filter: the serialized bytes in a `Vec<u8>`.
+/// A Ribbon filter that owns its serialized bytes, validated once.
 ///
-/// Use it when an allocator is at hand; [`Filter::as_ref`] gives the
-/// zero-copy [`FilterRef`] with every query method.
+/// The owner `B` is anything that holds the bytes: a `Vec<u8>` (the
+/// default, what [`Filter::build`] makes), an `Arc<[u8]>`, a `Box<[u8]>`,
+/// a `bytes::Bytes` or a memory map. No copy is made, and the bytes may
+/// have any alignment. [`Filter::view`] gives the zero-copy [`FilterRef`]
+/// with every query method; `Filter` implements `AsRef<[u8]>`, so it can
+/// be written out as it is.
 ///
 /// ```
-/// use ribbon_kernel::{Filter, Kind, Plan, Width};
+/// use std::sync::Arc;
+/// use ribbon_kernel::{Filter, FilterRef};
 ///
-/// let hashes: Vec<u64> = (0..500u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 7).collect();
-/// let plan = Plan::new(Kind::Standard, Width::W128, hashes.len(), 10_000)?;
-/// let filter = Filter::build(&plan, &hashes)?;
+/// // One line: the recommended kind and width for an FP rate of 1 in 100.
+/// let hashes: Vec<u64> = (0..1000u64).map(|i| ribbon_kernel::hash_key(&i.to_le_bytes())).collect();
+/// let filter = Filter::from_hashes(&hashes, 100)?;
 /// assert!(hashes.iter().all(|&h| filter.contains(h)));
-/// let reloaded = Filter::from_bytes(filter.into_bytes())?;
-/// assert!(reloaded.contains(hashes[0]));
+///
+/// // Store it, and load it back without copying.
+/// let path = std::env::temp_dir().join(format!("ribbon-doc-{}.filter", std::process::id()));
+/// std::fs::write(&path, &filter).unwrap();
+/// let shared: Arc<[u8]> = std::fs::read(&path).unwrap().into();
+/// let loaded = Filter::from_bytes(shared)?;
+/// assert!(loaded.contains(hashes[7]));
+/// # std::fs::remove_file(&path).unwrap();
+///
+/// // Bytes at any alignment, for example inside a larger record.
+/// let mut record = vec![0xAB];
+/// record.extend_from_slice(filter.as_ref());
+/// let view = FilterRef::try_from(&record[1..])?;
+/// assert_eq!(view.num_keys(), 1000);
 /// # Ok::<(), ribbon_kernel::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Filter {
-    bytes: Vec<u8>,
+pub struct Filter<B = Vec<u8>> {
+    bytes: B,
     validated: Validated,
+    len: usize,
 }
 
-impl core::fmt::Debug for Filter {
+impl<B: AsRef<[u8]>> core::fmt::Debug for Filter<B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Filter").field(&self.as_ref()).finish()
+        f.debug_tuple("Filter").field(&self.view()).finish()
     }
 }
 
 impl Filter {
     /// Builds a filter from `hashes` with `plan`, allocating the scratch
     /// (freed before returning) and the filter bytes.
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, Kind, Plan, Width};
+    ///
+    /// let hashes: Vec<u64> = (0..500u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 7).collect();
+    /// let plan = Plan::new(Kind::Standard, Width::W128, hashes.len(), 10_000)?;
+    /// let filter = Filter::build(&plan, &hashes)?;
+    /// assert!(hashes.iter().all(|&h| filter.contains(h)));
+    /// let reloaded = Filter::from_bytes(filter.into_bytes())?;
+    /// assert!(reloaded.contains(hashes[0]));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
     pub fn build(plan: &Plan, hashes: &[u64]) -> Result<Filter, Error> {
         let words = plan
             .scratch_words()
@@ -46,46 +77,123 @@ impl Filter {
         let mut scratch = vec![0u64; words];
         let mut bytes = vec![0u8; plan.filter_bytes()];
         let validated = plan.build(hashes, &mut scratch, &mut bytes)?.validated();
-        Ok(Filter { bytes, validated })
+        let len = bytes.len();
+        Ok(Filter {
+            bytes,
+            validated,
+            len,
+        })
     }
 
+    /// Builds the smallest filter of the default kind and width
+    /// (Homogeneous, w = 64: never fails, fast queries, about 10 % over
+    /// the minimum space) whose FP rate is at most `1 / one_in`.
+    ///
+    /// The same as [`Plan::for_fp_rate`] with [`Kind::default()`] and
+    /// [`Width::default()`], then [`Filter::build`]. `one_in = 100` takes
+    /// about 7.6 bits per key; each halving of the rate adds about 1.1.
+    pub fn from_hashes(hashes: &[u64], one_in: u64) -> Result<Filter, Error> {
+        let plan = Plan::for_fp_rate(Kind::default(), Width::default(), hashes.len(), one_in)?;
+        Filter::build(&plan, hashes)
+    }
+}
+
+impl<B: AsRef<[u8]>> Filter<B> {
     /// Takes ownership of serialized bytes after validating them exactly as
-    /// [`FilterRef::from_bytes`] does.
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<Filter, Error> {
-        let validated = FilterRef::from_bytes(&bytes)?.validated();
-        Ok(Filter { bytes, validated })
+    /// [`FilterRef::from_bytes`] does (any alignment, no copy).
+    pub fn from_bytes(bytes: B) -> Result<Filter<B>, Error> {
+        let view = FilterRef::from_bytes(bytes.as_ref())?;
+        let (validated, len) = (view.validated(), view.filter_bytes());
+        Ok(Filter {
+            bytes,
+            validated,
+            len,
+        })
     }
 
     /// The borrowed view, with every query method.
+    ///
+    /// # Panics
+    ///
+    /// If the owner's `as_ref` returns a slice of another length than the
+    /// one validated (an `AsRef` implementation that changes its answer);
+    /// `Vec`, `Box`, `Arc`, `Bytes` and memory maps never do.
     #[inline]
-    pub fn as_ref(&self) -> FilterRef<'_> {
-        FilterRef::from_validated(self.validated, &self.bytes)
+    pub fn view(&self) -> FilterRef<'_> {
+        let bytes = self.bytes.as_ref();
+        if bytes.len() != self.len {
+            owner_changed_length();
+        }
+        FilterRef::from_validated(self.validated, bytes)
     }
 
     /// Whether `hash` may be in the set.
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
-        self.as_ref().contains(hash)
+        self.view().contains(hash)
     }
 
     /// Queries every hash into `out` (same length as `hashes`).
     pub fn contains_batch(&self, hashes: &[u64], out: &mut [bool]) -> Result<(), Error> {
-        self.as_ref().contains_batch(hashes, out)
+        self.view().contains_batch(hashes, out)
     }
 
     /// Switches the backend queries use; fails if this CPU lacks it.
     pub fn set_backend(&mut self, backend: Backend) -> Result<(), Error> {
-        self.validated = self.as_ref().with_backend(backend)?.validated();
+        self.validated = self.view().with_backend(backend)?.validated();
         Ok(())
+    }
+
+    /// The backend queries use.
+    pub fn backend(&self) -> Backend {
+        self.validated.backend()
+    }
+
+    /// Number of key hashes the filter was built from (duplicates included).
+    pub fn num_keys(&self) -> u64 {
+        self.validated.num_keys
     }
 
     /// The serialized bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        self.view().as_bytes()
     }
 
-    /// Gives back the serialized bytes.
-    pub fn into_bytes(self) -> Vec<u8> {
+    /// Gives back the owner of the serialized bytes.
+    pub fn into_bytes(self) -> B {
         self.bytes
     }
 }
+
+#[cold]
+#[inline(never)]
+fn owner_changed_length() -> ! {
+    panic!("Filter: the owner's AsRef<[u8]> changed the length of the filter bytes")
+}
+
+impl<B: AsRef<[u8]>> AsRef<[u8]> for Filter<B> {
+    /// The serialized bytes: `std::fs::write(path, &filter)` stores the
+    /// filter as it is.
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl TryFrom<Vec<u8>> for Filter {
+    type Error = Error;
+
+    /// [`Filter::from_bytes`].
+    fn try_from(bytes: Vec<u8>) -> Result<Filter, Error> {
+        Filter::from_bytes(bytes)
+    }
+}
+
+impl<B: AsRef<[u8]>, C: AsRef<[u8]>> PartialEq<Filter<C>> for Filter<B> {
+    /// Filters are equal when their serialized bytes are, whatever owns
+    /// them and whichever backend queries them.
+    fn eq(&self, other: &Filter<C>) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<B: AsRef<[u8]>> Eq for Filter<B> {}

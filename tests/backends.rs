@@ -55,7 +55,7 @@ fn compare(backend: Backend, kind: Kind, width: Width, keys: &[u64], plan: Plan)
     // Misaligned copies of the bytes, queried by the backend under test.
     let mut probes: Vec<u64> = keys.to_vec();
     probes.extend(hashes(keys.len() as u64 ^ 0xabc, keys.len().max(50)));
-    let reference = scalar.as_ref().with_backend(Backend::Scalar).unwrap();
+    let reference = scalar.view().with_backend(Backend::Scalar).unwrap();
     let expect: Vec<bool> = probes.iter().map(|&h| reference.contains(h)).collect();
     let offsets: &[usize] = if cfg!(miri) { &[1] } else { &[0, 1, 3, 7] };
     for &offset in offsets {
@@ -190,7 +190,7 @@ fn unavailable_backends_are_refused() {
     let plan = Plan::new(Kind::Homogeneous, Width::W64, keys.len(), 8000).unwrap();
     let filter = Filter::build(&plan, &keys).unwrap();
     for b in Backend::ALL {
-        let view = filter.as_ref().with_backend(b);
+        let view = filter.view().with_backend(b);
         assert_eq!(view.is_ok(), b.is_available(), "{}", b.name());
         assert_eq!(plan.with_backend(b).is_ok(), b.is_available());
     }

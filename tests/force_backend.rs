@@ -23,7 +23,7 @@ fn forcing_the_backend_is_process_wide_and_reversible() {
         // New plans and views take the forced backend, and build the
         // same bytes.
         let filter = Filter::build(&plan, &keys).unwrap();
-        assert_eq!(filter.as_ref().backend(), b);
+        assert_eq!(filter.view().backend(), b);
         assert_eq!(filter.as_bytes(), reference.as_bytes(), "{}", b.name());
     }
     Backend::force(None).unwrap();

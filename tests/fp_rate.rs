@@ -32,7 +32,7 @@ fn fp_rate_matches_the_columns() {
                 let filter = Filter::build(&plan, &keys).unwrap();
                 let hits = others.iter().filter(|&&h| filter.contains(h)).count();
                 let measured = hits as f64 / queries as f64;
-                let p = filter.as_ref().column_fp_ppt() as f64 / 1e12;
+                let p = filter.view().column_fp_ppt() as f64 / 1e12;
                 let sigma = (p * (1.0 - p) / queries as f64).sqrt();
                 let tolerance = 5.0 * sigma;
                 let upper = if kind == Kind::Homogeneous {

@@ -36,7 +36,7 @@ fn worst_ratio(width: Width, millibits: u32, n: usize, sets: u64, first: u64) ->
         for set in (first..first + sets).skip(worker).step_by(2) {
             let keys = hashes(set, n);
             let filter = Filter::build(&plan, &keys).unwrap();
-            let view = filter.as_ref();
+            let view = filter.view();
             // Spot-check members (all of them would double the test's
             // time).
             assert!(keys.iter().step_by(97).all(|&k| view.contains(k)));
@@ -179,7 +179,7 @@ fn exact_rate_oracle_is_sound() {
     let keys = hashes(3, n);
     let plan = Plan::new(Kind::Homogeneous, Width::W64, n, 8_000).unwrap();
     let filter = Filter::build(&plan, &keys).unwrap();
-    let r = ratio(filter.as_ref());
+    let r = ratio(filter.view());
     assert!((0.95..=PROMISE).contains(&r), "{r}");
     let mut zeroed = filter.as_bytes().to_vec();
     zeroed[ribbon_kernel::HEADER_BYTES..].fill(0);

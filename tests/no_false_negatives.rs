@@ -25,7 +25,7 @@ fn every_member_is_found() {
                     let keys = hashes(n as u64 ^ u64::from(millibits), n);
                     let plan = Plan::new(kind, width, n, millibits).unwrap();
                     let filter = Filter::build(&plan, &keys).unwrap();
-                    let view = filter.as_ref();
+                    let view = filter.view();
                     assert_eq!(view.num_keys(), n as u64);
                     assert!(
                         keys.iter().all(|&h| view.contains(h)),

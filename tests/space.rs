@@ -33,7 +33,7 @@ impl Measured {
 
 fn measure_plan(plan: Plan, keys: &[u64]) -> Measured {
     let filter = Filter::build(&plan, keys).unwrap();
-    let view = filter.as_ref();
+    let view = filter.view();
     let column_fp = view.column_fp_ppt() as f64 / 1e12;
     let queries = ((4000.0 / column_fp) as usize).clamp(2_000_000, 64_000_000);
     let hits = Hashes::new(0x5eed)
