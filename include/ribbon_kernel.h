@@ -149,6 +149,33 @@ typedef struct {
 /** A plan, filter or banding struct no init/open call filled in. */
 #define RIBBON_ERR_UNINITIALIZED (-19)
 
+/* ---- Key hashing ----
+ *
+ * Filters are built from and queried with 64-bit key hashes. Any hash with
+ * well-spread values will do; these functions give XXH3-64 of xxHash 0.8
+ * (XXH3_64bits / XXH3_64bits_withSeed), so a key hashed here, with the C
+ * xxhash library or with any other xxh3 implementation gets the same value.
+ * The values are stable on every platform and byte order and in every later
+ * version, so filters built from them stay valid. The single-key functions
+ * cannot fail: a NULL key (or a len past PTRDIFF_MAX, which no object has)
+ * hashes as the empty key. */
+
+/** XXH3-64 of the len bytes at key (any alignment), seed 0. */
+uint64_t ribbon_hash_key(const uint8_t *key, size_t len);
+
+/** XXH3-64 of the len bytes at key with seed; seed 0 is ribbon_hash_key. */
+uint64_t ribbon_hash_key_with_seed(const uint8_t *key, size_t len, uint64_t seed);
+
+/**
+ * out[i] = ribbon_hash_key(keys[i], lens[i]) for each i < n. Returns
+ * RIBBON_OK; RIBBON_ERR_NULL for a NULL array with n > 0 or a NULL keys[i]
+ * with lens[i] > 0; RIBBON_ERR_MISALIGNED for an array not aligned for its
+ * type (out: 8 bytes); RIBBON_ERR_TOO_LARGE for a size past PTRDIFF_MAX.
+ * On error out is left untouched.
+ */
+int32_t ribbon_hash_keys(const uint8_t *const *keys, const size_t *lens, size_t n,
+                         uint64_t *out);
+
 /* ---- Planning ---- */
 
 /**

@@ -254,25 +254,34 @@ unsafe fn load_banding<'s>(b: &ribbon_banding) -> Result<(Banding<'s>, *mut u64,
     Ok((banding, ptr, words))
 }
 
-/// A `&[u64]` from C, refusing NULL (unless empty) and misalignment.
+/// A `&[T]` from C, refusing NULL (unless empty) and misalignment.
 ///
 /// # Safety
-/// When non-NULL, `ptr` points to `n` readable `uint64_t`.
-unsafe fn u64_slice<'a>(ptr: *const u64, n: usize) -> Result<&'a [u64], i32> {
+/// When non-NULL, `ptr` points to `n` readable, initialized `T`.
+unsafe fn c_slice<'a, T>(ptr: *const T, n: usize) -> Result<&'a [T], i32> {
     if n == 0 {
         return Ok(&[]);
     }
     if ptr.is_null() {
         return Err(RIBBON_ERR_NULL);
     }
-    if !(ptr as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+    if !(ptr as usize).is_multiple_of(core::mem::align_of::<T>()) {
         return Err(RIBBON_ERR_MISALIGNED);
     }
-    if n > isize::MAX as usize / 8 {
+    if n > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
         return Err(Error::TooLarge.code());
     }
     // SAFETY: non-NULL, aligned, size checked; readable per the contract.
     Ok(unsafe { core::slice::from_raw_parts(ptr, n) })
+}
+
+/// A `&[u64]` from C, refusing NULL (unless empty) and misalignment.
+///
+/// # Safety
+/// When non-NULL, `ptr` points to `n` readable `uint64_t`.
+unsafe fn u64_slice<'a>(ptr: *const u64, n: usize) -> Result<&'a [u64], i32> {
+    // SAFETY: forwarded contract.
+    unsafe { c_slice(ptr, n) }
 }
 
 fn status(r: Result<(), Error>) -> i32 {
@@ -1022,6 +1031,94 @@ pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
         },
     };
     text.as_ptr().cast()
+}
+
+/// The bytes of one key from C. NULL is the empty key, whatever `len`
+/// says, and so is a length no object can have (over `PTRDIFF_MAX`): a
+/// hash cannot report an error.
+///
+/// # Safety
+/// When non-NULL, `key` points to `len` readable bytes.
+unsafe fn key_bytes<'a>(key: *const u8, len: usize) -> &'a [u8] {
+    if key.is_null() || len == 0 || len > isize::MAX as usize {
+        return &[];
+    }
+    // SAFETY: non-NULL, at most `isize::MAX` bytes, readable per the
+    // contract.
+    unsafe { core::slice::from_raw_parts(key, len) }
+}
+
+/// XXH3-64 of `len` bytes at `key` with seed 0 ([`crate::hash_key`]).
+/// NULL is the empty key. Never fails.
+///
+/// # Safety
+/// `key` is NULL or readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_hash_key(key: *const u8, len: usize) -> u64 {
+    // SAFETY: forwarded contract.
+    crate::key_hash::hash_key(unsafe { key_bytes(key, len) })
+}
+
+/// XXH3-64 of `len` bytes at `key` with `seed`
+/// ([`crate::hash_key_with_seed`]). NULL is the empty key. Never fails.
+///
+/// # Safety
+/// `key` is NULL or readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_hash_key_with_seed(key: *const u8, len: usize, seed: u64) -> u64 {
+    // SAFETY: forwarded contract.
+    crate::key_hash::hash_key_with_seed(unsafe { key_bytes(key, len) }, seed)
+}
+
+/// `out[i] = ribbon_hash_key(keys[i], lens[i])` for `i < n`. Checks every
+/// key before it writes: a NULL array (with `n > 0`) or a NULL key with a
+/// nonzero length is `RIBBON_ERR_NULL` and leaves `out` untouched.
+///
+/// # Safety
+/// `keys` and `lens` are NULL or readable for `n` entries, `out` NULL or
+/// writable for `n` words and not overlapping them; each `keys[i]` is NULL
+/// or readable for `lens[i]` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_hash_keys(
+    keys: *const *const u8,
+    lens: *const usize,
+    n: usize,
+    out: *mut u64,
+) -> i32 {
+    // SAFETY: readable for `n` entries per the contract.
+    let (keys, lens) = match unsafe { (c_slice(keys, n), c_slice(lens, n)) } {
+        (Ok(keys), Ok(lens)) => (keys, lens),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    if n == 0 {
+        return RIBBON_OK;
+    }
+    if out.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    if !(out as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+        return RIBBON_ERR_MISALIGNED;
+    }
+    if n > isize::MAX as usize / 8 {
+        return Error::TooLarge.code();
+    }
+    for (&key, &len) in keys.iter().zip(lens) {
+        if key.is_null() && len > 0 {
+            return RIBBON_ERR_NULL;
+        }
+        if len > isize::MAX as usize {
+            return Error::TooLarge.code();
+        }
+    }
+    // SAFETY: non-NULL, aligned, size checked, writable for `n` words and
+    // not overlapping the inputs, per the contract.
+    let out = unsafe { core::slice::from_raw_parts_mut(out, n) };
+    for ((hash, &key), &len) in out.iter_mut().zip(keys).zip(lens) {
+        // SAFETY: `key` is NULL only with length 0, else readable for
+        // `len` bytes per the contract.
+        *hash = crate::key_hash::hash_key(unsafe { key_bytes(key, len) });
+    }
+    RIBBON_OK
 }
 
 /// The static library (feature `staticlib`, without `std`) brings its own

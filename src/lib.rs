@@ -20,6 +20,7 @@ mod filter;
 mod fp;
 mod hash;
 mod kernels;
+mod key_hash;
 mod layout;
 mod plan;
 mod probe;
@@ -43,6 +44,7 @@ pub use band::{AddOutcome, Banding};
 pub use error::Error;
 pub use filter::FilterRef;
 pub use hash::Equation;
+pub use key_hash::{hash_key, hash_key_with_seed, hash_keys};
 pub use layout::{HEADER_BYTES, Kind, Width};
 pub use plan::{
     HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_MILLIBITS_PER_KEY, MAX_SEEDS,

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u32)] = &[
     // The format: geometry and header, words, hashing, FP math.
     ("layout", 1),
     ("backend", 1),
+    ("key_hash", 1),
     ("word", 2),
     ("hash", 3),
     ("fp", 3),

@@ -516,6 +516,75 @@ static void check_packaging(void) {
     printf("packaging: version %s, getters and filter size checked\n", ribbon_version_str());
 }
 
+/* XXH3-64 key hashes: pinned values (the same as tests/key_hash.rs, from
+ * xxhash-rust and python-xxhash), NULL as the empty key, and the batch. */
+static void check_key_hash(void) {
+    static const struct {
+        size_t len;
+        uint64_t seed0, seeded;
+    } pinned[] = {
+        {3, 0xa9088dda485b481cull, 0xd1c495b136b5cbb0ull},
+        {8, 0x60539db630471163ull, 0x5c5363c8008e62daull},
+        {16, 0xb8c859b0f030b585ull, 0x5fd51fc102af6f6bull},
+        {17, 0x714a04408e79b80full, 0x30950a9d13f8427bull},
+        {128, 0x67425a03650261bfull, 0xfa029fbeb6516b5full},
+        {129, 0xc664bf3311c6abc4ull, 0x5a0c0ca85e1e65d7ull},
+        {240, 0x64556dc6b462a6cfull, 0xaec1cacdf9edcfd2ull},
+        {241, 0x8beadd3a8874fe17ull, 0x7c89685cf1ecb411ull},
+        {1025, 0x806c2072ed713576ull, 0xf7ffae37496acc48ull},
+        {4097, 0xa51ead018cadb378ull, 0x30feb7b43903a895ull},
+    };
+    const uint64_t seed = 0x0123456789abcdefull;
+    const uint64_t empty = 0x2d06800538d394c2ull;
+    static uint8_t pattern[4097];
+    const uint8_t *keys[4];
+    size_t lens[4];
+    uint64_t out[4];
+    uint64_t storage[5];
+    size_t i;
+    for (i = 0; i < sizeof pattern; i++) {
+        pattern[i] = (uint8_t)(i * 7 + 3);
+    }
+    CHECK(ribbon_hash_key(pattern, 0) == empty);
+    CHECK(ribbon_hash_key(NULL, 0) == empty);
+    CHECK(ribbon_hash_key(NULL, 5) == empty);
+    CHECK(ribbon_hash_key((const uint8_t *)"a", 1) == 0xe6c632b61e964e1full);
+    CHECK(ribbon_hash_key((const uint8_t *)"abc", 3) == 0x78af5f94892f3950ull);
+    CHECK(ribbon_hash_key_with_seed(NULL, 0, seed) == 0xcc1ca35a1b089c5cull);
+    CHECK(ribbon_hash_key_with_seed((const uint8_t *)"abc", 3, seed) == 0x4a2ec311f0e180a4ull);
+    CHECK(ribbon_hash_key_with_seed((const uint8_t *)"abc", 3, 0) == 0x78af5f94892f3950ull);
+    for (i = 0; i < sizeof pinned / sizeof pinned[0]; i++) {
+        CHECK(ribbon_hash_key(pattern, pinned[i].len) == pinned[i].seed0);
+        CHECK(ribbon_hash_key_with_seed(pattern, pinned[i].len, seed) == pinned[i].seeded);
+    }
+
+    keys[0] = (const uint8_t *)"abc";
+    lens[0] = 3;
+    keys[1] = NULL;
+    lens[1] = 0;
+    keys[2] = pattern + 1; /* any alignment */
+    lens[2] = 241;
+    keys[3] = pattern;
+    lens[3] = 4097;
+    CHECK_STATUS(ribbon_hash_keys(keys, lens, 4, out), RIBBON_OK);
+    CHECK(out[0] == 0x78af5f94892f3950ull);
+    CHECK(out[1] == empty);
+    CHECK(out[2] == ribbon_hash_key(pattern + 1, 241));
+    CHECK(out[3] == 0xa51ead018cadb378ull);
+    CHECK_STATUS(ribbon_hash_keys(NULL, NULL, 0, NULL), RIBBON_OK);
+    CHECK_STATUS(ribbon_hash_keys(NULL, lens, 1, out), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_hash_keys(keys, NULL, 1, out), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_hash_keys(keys, lens, 1, NULL), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_hash_keys(keys, lens, 1, (uint64_t *)((uint8_t *)storage + 4)), RIBBON_ERR_MISALIGNED);
+    /* A NULL key with a length: refused before anything is written. */
+    keys[1] = NULL;
+    lens[1] = 1;
+    out[0] = 7;
+    CHECK_STATUS(ribbon_hash_keys(keys, lens, 4, out), RIBBON_ERR_NULL);
+    CHECK(out[0] == 7);
+    printf("key hashes: pinned XXH3-64 values and the batch\n");
+}
+
 int main(void) {
     static const uint32_t widths[2] = {RIBBON_WIDTH_64, RIBBON_WIDTH_128};
     static const size_t sizes[6] = {0, 1, 2, 100, 10000, 100000};
@@ -534,6 +603,7 @@ int main(void) {
         }
     }
     printf("streaming builds: every kind and width stopped within the promise\n");
+    check_key_hash();
     check_static_bounds();
     check_packaging();
     check_errors();
