@@ -1,4 +1,5 @@
-//! The C ABI (feature `capi`): see `include/ribbon_kernel.h`.
+//! The C ABI (feature `capi`): the functions of `include/ribbon_kernel.h`,
+//! which is shown in full at the end of this page.
 #![allow(non_camel_case_types)]
 //!
 //! Every function validates its pointers and lengths, returns a status code
@@ -6,6 +7,9 @@
 //! live in caller-owned opaque structs of `uint64_t`; their contents are
 //! this module's business and carry a magic word and a check word, so that
 //! a struct that was never initialized is refused rather than trusted.
+//!
+//! # The header: `include/ribbon_kernel.h`
+#![doc = concat!("```c\n", include_str!("../include/ribbon_kernel.h"), "```")]
 
 use core::ffi::c_char;
 
@@ -307,7 +311,11 @@ fn plan_from(
         return RIBBON_ERR_INVALID_ARGUMENT;
     };
     let Ok(num_keys) = usize::try_from(num_keys) else {
-        return Error::TooManyKeys.code();
+        return Error::TooManyKeys {
+            limit: crate::MAX_KEYS as u64,
+            given: num_keys,
+        }
+        .code();
     };
     match make(kind, width, num_keys) {
         Ok(plan) => {

@@ -17,7 +17,11 @@
 //! A Ribbon filter needs from its key hashes only that distinct keys get
 //! distinct-looking 64-bit values: the filter remixes every hash with its
 //! own seed before it uses it, and nothing here is meant to resist an
-//! adversary who picks keys. A strong hash is not needed.
+//! adversary who picks keys. A strong hash is not needed: with integers
+//! used directly as hashes (`i`, `i << 32`, `i << 40`, `i * 4096`,
+//! `i * 1000003`), 10^6 keys at 8 bits per key built on the first seed and
+//! matched 0.527-0.690 % of non-members against 0.535-0.685 % planned, the
+//! same as random hashes (`cargo run --release --example weak_hashes`).
 //!
 //! The algorithm, by input length:
 //!
@@ -263,7 +267,10 @@ fn xxh3_64(key: &[u8], seed: u64) -> u64 {
 /// ```
 pub fn hash_keys<K: AsRef<[u8]>>(keys: &[K], out: &mut [u64]) -> Result<(), Error> {
     if keys.len() != out.len() {
-        return Err(Error::LengthMismatch);
+        return Err(Error::LengthMismatch {
+            expected: keys.len(),
+            given: out.len(),
+        });
     }
     for (hash, key) in out.iter_mut().zip(keys) {
         *hash = hash_key(key.as_ref());

@@ -1,5 +1,114 @@
-#![doc = include_str!("../README.md")]
+//! `no_std` Ribbon filters (Dillinger & Walzer, *Ribbon filter: practically
+//! smaller than Bloom and Xor*, 2021) in memory the caller provides, with
+//! SIMD queries chosen at run time and a C ABI.
+//!
+//! ```sh
+//! cargo add ribbon-kernel
+//! ```
+//!
+//! ```
+//! use ribbon_kernel::{Filter, FilterRef, hash_key};
+//!
+//! let keys = ["apple", "banana", "cherry", "damson", "elderberry"];
+//! let hashes: Vec<u64> = keys.iter().map(|k| hash_key(k.as_bytes())).collect();
+//! let filter = Filter::from_hashes(&hashes, 100)?; // at most 1 false positive in 100
+//! assert!(filter.contains(hash_key(b"cherry"))); // members: always yes
+//!
+//! let bytes: Vec<u8> = filter.as_ref().to_vec(); // store them anywhere
+//! let loaded = FilterRef::from_bytes(&bytes)?; // validated, zero-copy
+//! assert!(loaded.contains(hash_key(b"banana")));
+//! # Ok::<(), ribbon_kernel::Error>(())
+//! ```
+//!
+//! A Ribbon filter is a static approximate-membership filter: build it once
+//! from a set of 64-bit key hashes, then ask whether a hash may be in the
+//! set. Members always answer yes; other hashes answer yes with the
+//! false-positive (FP) rate planned for. It takes 5-10 % more space than
+//! the minimum of `log2(1/FP)` bits per key (Bloom filters: 44-58 %).
+//!
+//! # Where to start
+//!
+//! - [`Filter`] (feature `alloc`): the owning filter, built in one line with
+//!   [`Filter::from_hashes`] or from a [`Plan`] with [`Filter::build`];
+//!   generic over what owns the bytes (`Vec<u8>`, `Arc<[u8]>`, a memory
+//!   map).
+//! - [`Plan`]: sizing from bits per key ([`Plan::new`]), an FP rate
+//!   ([`Plan::for_fp_rate`]) or a byte budget ([`Plan::for_bytes`]), and
+//!   [`Plan::build`], which needs no allocator: it writes into caller
+//!   scratch and a caller output buffer. [`Plan::banding`] builds from a
+//!   stream of keys.
+//! - [`FilterRef`]: the validated, zero-copy view over serialized bytes of
+//!   any alignment, with [`FilterRef::contains`] and
+//!   [`FilterRef::contains_batch`].
+//! - [`hash_key`]: a stable 64-bit key hash (XXH3-64) for keys that are not
+//!   hashed yet.
+//! - [`Backend`]: the instruction sets queries use (detected once; can be
+//!   forced).
+//! - [`bounds`]: `const fn` size bounds for buffers sized at compile time.
+//! - [`rocksdb`] (feature `rocksdb`): RocksDB's filter blocks, byte for byte.
+//! - [`ffi`] (feature `capi`): the C ABI and its header.
+//!
+//! Choosing a kind and width: [`Kind::Homogeneous`] with [`Width::W64`]
+//! (the defaults) never fails to build and queries fastest, at about 10 %
+//! over the minimum space; [`Width::W128`] halves that overhead for slower
+//! builds and queries; the Standard kinds give an exact `2^-r` FP rate.
+//!
+//! # Glossary
+//!
+//! - **key hash**: the 64-bit value a filter stores and queries. Hash your
+//!   keys with [`hash_key`] or any good 64-bit hash.
+//! - **FP rate**: the share of non-members a filter answers yes for;
+//!   `one_in = 100` means at most 1 in 100.
+//! - **millibits** (per key): thousandths of a bit, the unit of budgets:
+//!   `7_700` millibits per key is 7.7 bits per key. Counted as RocksDB
+//!   does: the payload only, not the 40-byte header.
+//! - **slot**: one row of the linear system; a filter has a few percent
+//!   more slots than keys.
+//! - **ribbon width** `w` (64 or 128): how many consecutive slots one key's
+//!   equation may touch; wider is smaller but slower.
+//! - **column**: one bit of solution per slot. `r` columns give an FP rate
+//!   of about `2^-r`; a fractional number of columns (some blocks with
+//!   `r`, some with `r + 1`) makes every bits-per-key budget usable.
+//! - **block**: `w` consecutive slots, the unit in which columns are
+//!   stored.
+//! - **ICML** (interleaved column-major layout): the solution stored block
+//!   by block, each block as its columns one after the other, one `w`-bit
+//!   word per column. A query reads the words of the one or two blocks its
+//!   slots fall in.
+//! - **kind**: the construction ([`Kind`]). Homogeneous Ribbon solves
+//!   `h(x)·Z = 0` and never fails; Standard Ribbon stores a fingerprint per
+//!   key and retries with another **seed** when a system has no solution.
+//! - **scratch**: working memory a build needs and gives back
+//!   ([`Plan::scratch_words`], in `u64` words).
+//! - **backend**: the instruction set a query or back-substitution runs
+//!   on: scalar, portable SIMD, AVX2, AVX-512, NEON.
+//!
+//! # Debug builds are slow
+//!
+//! Without optimisation a query takes hundreds of nanoseconds instead of
+//! a few. To keep a debug build of your program but an optimised filter,
+//! add this to your `Cargo.toml`:
+//!
+//! ```toml
+//! [profile.dev.package.ribbon-kernel]
+//! opt-level = 3
+//! ```
+//!
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | `std::error::Error` for [`Error`]; implies `alloc` |
+//! | `alloc` | via `std` | [`Filter`], the owning twin of [`FilterRef`] |
+//! | `capi` | no | the C ABI, [`ffi`] |
+//! | `staticlib` | no | `capi` plus the panic handler a C static library needs |
+//! | `rocksdb` | no | [`rocksdb`]: RocksDB's Ribbon and Bloom filter blocks |
+//!
+//! Without default features the crate is `#![no_std]`, allocates nothing
+//! and uses no floating point (the `rocksdb` module does, as RocksDB's
+//! sizing does).
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, missing_debug_implementations)]
 
@@ -34,9 +143,11 @@ mod word;
 mod owned;
 
 #[cfg(feature = "capi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "capi")))]
 pub mod ffi;
 
 #[cfg(feature = "rocksdb")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rocksdb")))]
 pub mod rocksdb;
 
 pub use backend::Backend;
@@ -48,8 +159,14 @@ pub use key_hash::{hash_key, hash_key_with_seed, hash_keys};
 pub use layout::{HEADER_BYTES, Kind, Width};
 pub use plan::{
     HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_MILLIBITS_PER_KEY, MAX_SEEDS,
-    Plan,
+    MIN_MILLIBITS_PER_KEY, Plan,
 };
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use owned::Filter;
+
+// The README's examples are tested with the crate's own.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
