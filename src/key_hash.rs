@@ -41,21 +41,21 @@
 
 use crate::error::Error;
 
-const PRIME32_1: u64 = 0x9e37_79b1;
-const PRIME32_2: u64 = 0x85eb_ca77;
-const PRIME32_3: u64 = 0xc2b2_ae3d;
-const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
-const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
-const PRIME64_3: u64 = 0x1656_67b1_9e37_79f9;
-const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
-const PRIME64_5: u64 = 0x27d4_eb2f_1656_67c5;
+pub(crate) const PRIME32_1: u64 = 0x9e37_79b1;
+pub(crate) const PRIME32_2: u64 = 0x85eb_ca77;
+pub(crate) const PRIME32_3: u64 = 0xc2b2_ae3d;
+pub(crate) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
+pub(crate) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+pub(crate) const PRIME64_3: u64 = 0x1656_67b1_9e37_79f9;
+pub(crate) const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
+pub(crate) const PRIME64_5: u64 = 0x27d4_eb2f_1656_67c5;
 /// Multiplier of the XXH3 avalanche.
 const MIX_1: u64 = 0x1656_6791_9e37_79f9;
 /// Multiplier of the 4-8 byte finish (`rrmxmx`).
 const MIX_2: u64 = 0x9fb2_1c65_1e98_df25;
 
 /// The default secret of XXH3 (192 bytes).
-const SECRET: [u8; SECRET_BYTES] = [
+pub(crate) const SECRET: [u8; SECRET_BYTES] = [
     0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe, 0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c,
     0xde, 0xd4, 0x6d, 0xe9, 0x83, 0x90, 0x97, 0xdb, 0x72, 0x40, 0xa4, 0xa4, 0xb7, 0xb3, 0x67, 0x1f,
     0xcb, 0x79, 0xe6, 0x4e, 0xcc, 0xc0, 0xe5, 0x78, 0x82, 0x5a, 0xd0, 0x7d, 0xcc, 0xff, 0x72, 0x21,
