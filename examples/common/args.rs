@@ -258,10 +258,13 @@ pub struct OptionSpec {
     pub help: &'static str,
 }
 
-/// A parsed command line: the options given, in order.
+/// The options given, in order: each one's name and value.
+type Given = Vec<(&'static str, Option<String>)>;
+
+/// A parsed command line.
 pub struct CommandLine {
     usage: String,
-    given: Vec<(&'static str, Option<String>)>,
+    given: Given,
 }
 
 impl CommandLine {
@@ -291,6 +294,11 @@ impl CommandLine {
         let (_, text) = self.given.iter().rev().find(|(given, _)| *given == name)?;
         let text = text.as_deref().unwrap_or_default();
         Some(parse(text).unwrap_or_else(|message| self.fail(&format!("{name}: {message}"))))
+    }
+
+    /// The comma-separated list of the last `name` given, each item parsed.
+    pub fn list<T>(&self, name: &str, parse: impl Fn(&str) -> Result<T, String>) -> Option<Vec<T>> {
+        self.value(name, |text| parse_list(text, &parse))
     }
 
     /// Prints `message` and the usage, and exits with [`EXIT_USAGE`].
@@ -327,10 +335,7 @@ fn usage(program: &str, summary: &str, specs: &[OptionSpec]) -> String {
 }
 
 /// The options in `args`, or `None` for `--help`.
-fn parse_args(
-    args: &[String],
-    specs: &'static [OptionSpec],
-) -> Result<Option<Vec<(&'static str, Option<String>)>>, String> {
+fn parse_args(args: &[String], specs: &'static [OptionSpec]) -> Result<Option<Given>, String> {
     let mut given = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
