@@ -99,6 +99,21 @@ fn json_string(text: &str) -> String {
     quoted
 }
 
+/// Writes `text` to stdout now. A reader that went away (`| head`) ends
+/// the program quietly instead of in a panic.
+fn write_stdout(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write to stdout: {e}");
+        }
+        std::process::exit(1);
+    }
+}
+
 /// A column: its markdown heading and its CSV/JSON key.
 pub type Column = (&'static str, &'static str);
 
@@ -151,8 +166,7 @@ impl Document {
         self.markdown += text;
         self.markdown.push('\n');
         if self.live() {
-            print!("{}", self.markdown);
-            let _ = std::io::stdout().flush();
+            write_stdout(&self.markdown);
             self.markdown.clear();
         }
     }
@@ -223,8 +237,7 @@ impl Document {
                 eprintln!("wrote {path}");
             }
             None => {
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                write_stdout(&text);
             }
         }
         Ok(())
