@@ -2,19 +2,187 @@
 //! kind and width at a few bits-per-key settings and prints, per available
 //! backend, space, FP rate, and build and query times.
 //!
-//! `cargo run --release --example report [-- --keys N] [-- --quick]`
+//! `cargo run --release --example report [-- OPTIONS]`
 //!
-//! Times are medians of repeated runs (ns per key); this machine is shared
-//! and noisy, so compare rows measured in the same run.
+//! With no options: 10^6 keys, every kind and width at 4, 7.7 and 12 bits
+//! per key, every backend this CPU has, as a markdown report on stdout.
+//! Options (`--help` lists them):
+//!
+//! * `--keys N`: key count (10^6; 10^5 with `--quick`).
+//! * `--bits B[,B...]`: bits per key, a decimal such as `7.7`; a whole
+//!   number of 1000 or more is millibits (`10000` is 10 bits per key).
+//! * `--kind K[,K...]` (`homogeneous`, `standard`, `smash`), `--width
+//!   W[,W...]` (`64`, `128`): only these.
+//! * `--backend NAME[,NAME...]` (`scalar`, `avx2`, `avx512`, `neon`,
+//!   `portable`): only these; builds use the first. One this CPU or build
+//!   lacks is an error (exit status 1) that says why.
+//! * `--quick`: 10^5 keys, 7.7 bits per key, 3 runs per time.
+//! * `--csv`, `--json`: the tables as CSV or JSON on stdout (see
+//!   `examples/common/document.rs`); the prose goes to stderr.
+//! * `--out PATH`: the report, CSV or JSON to `PATH` instead of stdout.
+//! * `--svg PATH`: also draw single-key and batch query times of the mixed
+//!   query set as a bar chart, per kind and width and per backend, at 7.7
+//!   bits per key (or the first `--bits` value when 7.7 is not measured).
+//!   `docs/query-ns-per-key.svg` is `--svg docs/query-ns-per-key.svg`.
+//!
+//! Unknown options print the usage and exit with status 2. Times are
+//! medians of repeated runs (ns per key); this machine is shared and
+//! noisy, so compare rows measured in the same run. Each section of the
+//! report is one function that adds its facts and tables to the
+//! `Document`.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
+use ribbon_kernel::{Backend, FilterRef, Kind, Plan, Width};
 
 #[path = "../tests/common/kit.rs"]
 mod kit;
 use kit::splitmix64;
+
+#[path = "common/args.rs"]
+mod args;
+use args::{CommandLine, Config, OptionSpec};
+
+#[path = "common/document.rs"]
+mod document;
+use document::{Cell, Column, Document, Format};
+
+#[path = "common/bar_chart.rs"]
+mod bar_chart;
+use bar_chart::BarChart;
+
+const SUMMARY: &str = "Builds and queries Ribbon filters in every kind and width on every \
+    backend of this CPU; prints space, FP rate and ns per key.";
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "--keys",
+        value: Some("N"),
+        help: "key count (default 1000000; 100000 with --quick)",
+    },
+    OptionSpec {
+        name: "--bits",
+        value: Some("B[,B...]"),
+        help: "bits per key such as 7.7; 1000 or more is millibits (default 4,7.7,12)",
+    },
+    OptionSpec {
+        name: "--kind",
+        value: Some("K[,K...]"),
+        help: "homogeneous, standard, smash (default all)",
+    },
+    OptionSpec {
+        name: "--width",
+        value: Some("W[,W...]"),
+        help: "64, 128 (default both)",
+    },
+    OptionSpec {
+        name: "--backend",
+        value: Some("NAME[,NAME...]"),
+        help: "scalar, avx2, avx512, neon, portable (default: all this CPU has)",
+    },
+    OptionSpec {
+        name: "--quick",
+        value: None,
+        help: "100000 keys, 7.7 bits per key, 3 runs per time",
+    },
+    OptionSpec {
+        name: "--csv",
+        value: None,
+        help: "write the tables as CSV (prose to stderr)",
+    },
+    OptionSpec {
+        name: "--json",
+        value: None,
+        help: "write the tables as JSON (prose to stderr)",
+    },
+    OptionSpec {
+        name: "--out",
+        value: Some("PATH"),
+        help: "write the report, CSV or JSON to PATH instead of stdout",
+    },
+    OptionSpec {
+        name: "--svg",
+        value: Some("PATH"),
+        help: "also draw query ns/key (mixed set) per backend as an SVG bar chart",
+    },
+];
+
+/// What the command line asked for.
+struct Options {
+    keys: usize,
+    reps: usize,
+    settings: Vec<u32>,
+    kinds: Vec<Kind>,
+    widths: Vec<Width>,
+    backends: Vec<Backend>,
+    /// The backend builds run on.
+    build_backend: Backend,
+    svg: Option<String>,
+}
+
+fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
+    let quick = line.flag("--quick");
+    let format = match (line.flag("--csv"), line.flag("--json")) {
+        (true, true) => line.fail("--csv and --json exclude each other"),
+        (true, false) => Format::Csv,
+        (false, true) => Format::Json,
+        (false, false) => Format::Markdown,
+    };
+    let requested = line.list("--backend", args::parse_backend);
+    let backends: Vec<Backend> = match &requested {
+        Some(backends) => {
+            if let Some(&missing) = backends.iter().find(|b| !b.is_available()) {
+                die(&format!(
+                    "backend {} is not available: {}",
+                    missing.name(),
+                    args::unavailable_reason(missing)
+                ));
+            }
+            backends.clone()
+        }
+        None => Backend::ALL
+            .into_iter()
+            .filter(|b| b.is_available())
+            .collect(),
+    };
+    let options = Options {
+        keys: line.value("--keys", args::parse_keys).unwrap_or(if quick {
+            100_000
+        } else {
+            1_000_000
+        }),
+        reps: if quick { 3 } else { 5 },
+        settings: line
+            .list("--bits", args::parse_millibits)
+            .unwrap_or(if quick {
+                vec![7700]
+            } else {
+                vec![4000, 7700, 12000]
+            }),
+        kinds: line.list("--kind", args::parse_kind).unwrap_or(vec![
+            Kind::Homogeneous,
+            Kind::Standard,
+            Kind::StandardSmash,
+        ]),
+        widths: line
+            .list("--width", args::parse_width)
+            .unwrap_or(vec![Width::W64, Width::W128]),
+        build_backend: requested.map_or_else(Backend::detect, |b| b[0]),
+        backends,
+        svg: line.value("--svg", |path| Ok(path.to_string())),
+    };
+    (
+        options,
+        format,
+        line.value("--out", |path| Ok(path.to_string())),
+    )
+}
+
+fn die(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(args::EXIT_FAILURE)
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -34,10 +202,48 @@ fn time_per_key(reps: usize, keys: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
+/// The members, twice as many other hashes for the FP rate, and the query
+/// sets: all members, all non-members and a shuffled 50/50 mix.
+struct KeySets {
+    keys: Vec<u64>,
+    others: Vec<u64>,
+    mixed: Vec<u64>,
+}
+
+impl KeySets {
+    fn new(n: usize) -> KeySets {
+        let mut state = 0x5eed_u64;
+        let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+        let others: Vec<u64> = (0..2 * n).map(|_| splitmix64(&mut state)).collect();
+        let mut mixed: Vec<u64> = keys[..n / 2]
+            .iter()
+            .chain(&others[..n - n / 2])
+            .copied()
+            .collect();
+        for i in (1..mixed.len()).rev() {
+            let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
+            mixed.swap(i, j);
+        }
+        KeySets {
+            keys,
+            others,
+            mixed,
+        }
+    }
+
+    /// Positive, negative, mixed.
+    fn query_sets(&self) -> [&[u64]; 3] {
+        [&self.keys, &self.others[..self.keys.len()], &self.mixed]
+    }
+}
+
+/// Median ns per key over the positive, negative and mixed sets.
 struct QueryTimes {
     single: [f64; 3],
     batch: [f64; 3],
 }
+
+const MIXED: usize = 2;
 
 fn time_queries(filter: FilterRef<'_>, sets: &[&[u64]; 3], reps: usize) -> QueryTimes {
     let mut out = vec![false; sets[0].len()];
@@ -71,106 +277,221 @@ fn cpu_name() -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let n: usize = args
-        .iter()
-        .position(|a| a == "--keys")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if quick { 100_000 } else { 1_000_000 });
-    let reps = if quick { 3 } else { 5 };
-    let negatives = 2 * n;
-
-    let mut state = 0x5eed_u64;
-    let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
-    let others: Vec<u64> = (0..negatives).map(|_| splitmix64(&mut state)).collect();
-    // 50/50 mix of members and non-members, shuffled.
-    let mut mixed: Vec<u64> = keys[..n / 2]
-        .iter()
-        .chain(&others[..n - n / 2])
-        .copied()
-        .collect();
-    for i in (1..mixed.len()).rev() {
-        let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
-        mixed.swap(i, j);
-    }
-    let negative_set = &others[..n];
-
-    let available: Vec<Backend> = Backend::ALL
-        .into_iter()
-        .filter(|b| b.is_available())
-        .collect();
-    println!("# ribbon-kernel report");
-    println!();
+/// The machine and the run, as the report's opening lines.
+fn describe_run(doc: &mut Document, options: &Options) {
+    let n = options.keys;
+    doc.line("# ribbon-kernel report");
+    doc.line("");
+    let cpu = cpu_name();
     // WASI (wasm32) cannot tell how many cores there are.
-    let cores = std::thread::available_parallelism()
-        .map_or_else(|_| "unknown".to_string(), |p| p.get().to_string());
-    println!("- CPU: {} ({cores} logical cores)", cpu_name());
-    println!("- keys: {n} random 64-bit hashes; FP rate over {negatives} other hashes");
-    println!("- detected backend: {:?}", Backend::detect());
+    let cores = std::thread::available_parallelism().ok();
+    let cores_text = cores.map_or_else(|| "unknown".to_string(), |p| p.get().to_string());
+    doc.fact("cpu", Cell::text(&cpu));
+    doc.fact(
+        "logical_cores",
+        cores.map_or(Cell::Missing, |p| Cell::Count(p.get() as u64)),
+    );
+    doc.line(&format!("- CPU: {cpu} ({cores_text} logical cores)"));
+    doc.fact("keys", Cell::Count(n as u64));
+    doc.fact("fp_queries", Cell::Count(2 * n as u64));
+    doc.line(&format!(
+        "- keys: {n} random 64-bit hashes; FP rate over {} other hashes",
+        2 * n
+    ));
+    doc.fact("detected_backend", Cell::text(Backend::detect().name()));
+    doc.line(&format!("- detected backend: {:?}", Backend::detect()));
     for b in Backend::ALL {
         if !b.is_available() {
-            println!(
-                "- backend {:?} skipped: not available on this CPU or build",
-                b
-            );
+            doc.line(&format!(
+                "- backend {b:?} skipped: {}",
+                args::unavailable_reason(b)
+            ));
+        } else if !options.backends.contains(&b) {
+            doc.line(&format!(
+                "- backend {b:?} skipped: not asked for (--backend)"
+            ));
         }
     }
-    println!(
-        "- times: ns per key, median of {reps} runs; query columns: positive / negative / 50-50 mixed"
-    );
-    println!("- scratch: working memory Plan::build needs, freed after the build (bytes per key)");
-    println!();
-    println!(
-        "| kind | w | bits/key | FP % | overhead % | scratch B/key | build | backend | single pos | single neg | single mixed | batch pos | batch neg | batch mixed |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    doc.fact("build_backend", Cell::text(options.build_backend.name()));
+    doc.fact("runs_per_time", Cell::Count(options.reps as u64));
+}
 
-    let settings: &[u32] = if quick { &[7700] } else { &[4000, 7700, 12000] };
-    for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
-        for width in [Width::W64, Width::W128] {
-            for &millibits in settings {
-                let plan = Plan::new(kind, width, n, millibits).expect("plan");
+/// One filter's results, kept for the chart.
+struct Measured {
+    config: Config,
+    queries: Vec<(Backend, QueryTimes)>,
+}
+
+const FILTER_COLUMNS: &[Column] = &[
+    ("kind", "kind"),
+    ("w", "width"),
+    ("bits/key", "bits_per_key"),
+    ("FP %", "fp_percent"),
+    ("overhead %", "overhead_percent"),
+    ("scratch B/key", "scratch_bytes_per_key"),
+    ("build", "build_ns_per_key"),
+    ("backend", "backend"),
+    ("single pos", "single_positive_ns_per_key"),
+    ("single neg", "single_negative_ns_per_key"),
+    ("single mixed", "single_mixed_ns_per_key"),
+    ("batch pos", "batch_positive_ns_per_key"),
+    ("batch neg", "batch_negative_ns_per_key"),
+    ("batch mixed", "batch_mixed_ns_per_key"),
+];
+
+/// The columns a filter has whatever the backend.
+const FILTER_OWN_COLUMNS: usize = 7;
+
+/// Builds and queries every configuration: the table "filters".
+fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<Measured> {
+    let (n, reps) = (options.keys, options.reps);
+    let keys = &sets.keys[..];
+    doc.line(&format!(
+        "- times: ns per key, median of {reps} runs; query columns: positive / negative / 50-50 mixed"
+    ));
+    doc.line(&format!(
+        "- build: ns per key, back-substitution on {}",
+        options.build_backend.name()
+    ));
+    doc.line("- scratch: working memory Plan::build needs, freed after the build (bytes per key)");
+    doc.line("");
+    doc.table("filters", FILTER_COLUMNS, FILTER_OWN_COLUMNS);
+
+    let mut measured = Vec::new();
+    for &kind in &options.kinds {
+        for &width in &options.widths {
+            for &millibits in &options.settings {
+                let config = Config::new(kind, width, millibits);
+                let plan = Plan::new(kind, width, n, millibits)
+                    .and_then(|plan| plan.with_backend(options.build_backend))
+                    .unwrap_or_else(|e| {
+                        die(&format!("cannot plan {} for {n} keys: {e}", config.label()))
+                    });
                 let mut scratch = vec![0u64; plan.scratch_words()];
                 let mut bytes = vec![0u8; plan.filter_bytes()];
+                let mut built = Ok(());
                 let build = time_per_key(reps.min(3), n, || {
-                    plan.build(&keys, &mut scratch, &mut bytes).expect("build");
+                    built = built.and(plan.build(keys, &mut scratch, &mut bytes).map(|_| ()));
                 });
-                let filter = Filter::from_bytes(bytes).expect("valid");
-                let view = filter.view();
+                if let Err(e) = built {
+                    die(&format!(
+                        "cannot build {} for {n} keys: {e}",
+                        config.label()
+                    ));
+                }
+                let view = FilterRef::from_bytes(&bytes).expect("a filter Plan::build wrote");
                 assert!(keys.iter().all(|&h| view.contains(h)), "false negative");
-                let fp =
-                    others.iter().filter(|&&h| view.contains(h)).count() as f64 / negatives as f64;
+                let fp = sets.others.iter().filter(|&&h| view.contains(h)).count() as f64
+                    / sets.others.len() as f64;
                 let bits = view.millibits_per_key() as f64 / 1000.0;
                 let overhead = bits / (1.0 / fp).log2() - 1.0;
-                for (i, &backend) in available.iter().enumerate() {
+                let own = [
+                    Cell::text(format!("{kind:?}")),
+                    Cell::Count(u64::from(width.bits())),
+                    Cell::Number(bits, 2),
+                    Cell::Number(fp * 100.0, 3),
+                    Cell::Number(overhead * 100.0, 1),
+                    Cell::Number(plan.scratch_words() as f64 * 8.0 / n as f64, 1),
+                    Cell::Number(build, 0),
+                ];
+                let mut queries = Vec::new();
+                for &backend in &options.backends {
                     let v = view.with_backend(backend).expect("available");
-                    let t = time_queries(v, &[&keys, negative_set, &mixed], reps);
-                    let lead = if i == 0 {
-                        format!(
-                            "| {kind:?} | {} | {bits:.2} | {:.3} | {:.1} | {:.1} | {build:.0} ",
-                            width.bits(),
-                            fp * 100.0,
-                            overhead * 100.0,
-                            plan.scratch_words() as f64 * 8.0 / n as f64
-                        )
-                    } else {
-                        "| | | | | | | ".to_string()
-                    };
-                    println!(
-                        "{lead}| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
-                        backend.name(),
-                        t.single[0],
-                        t.single[1],
-                        t.single[2],
-                        t.batch[0],
-                        t.batch[1],
-                        t.batch[2]
-                    );
+                    let t = time_queries(v, &sets.query_sets(), reps);
+                    let mut row = own.to_vec();
+                    row.push(Cell::text(backend.name()));
+                    row.extend(t.single.iter().chain(&t.batch).map(|&x| Cell::Number(x, 1)));
+                    doc.row(row);
+                    queries.push((backend, t));
                 }
+                doc.progress(&format!("measured {}", config.label()));
+                measured.push(Measured { config, queries });
             }
         }
+    }
+    measured
+}
+
+/// The bar chart of `--svg`: mixed-set query times at one setting.
+fn query_chart(options: &Options, measured: &[Measured]) -> BarChart {
+    let millibits = if options.settings.contains(&7700) {
+        7700
+    } else {
+        options.settings[0]
+    };
+    let groups = measured
+        .iter()
+        .filter(|m| m.config.millibits == millibits)
+        .map(|m| bar_chart::Group {
+            label: format!("{:?} w{}", m.config.kind, m.config.width.bits()),
+            rows: m
+                .queries
+                .iter()
+                .map(|(backend, t)| bar_chart::Row {
+                    label: if *backend == Backend::detect() {
+                        format!("{} (detected)", backend.name())
+                    } else {
+                        backend.name().to_string()
+                    },
+                    values: vec![t.single[MIXED], t.batch[MIXED]],
+                })
+                .collect(),
+        })
+        .collect();
+    BarChart {
+        title: format!(
+            "ribbon-kernel query time on {}, {} keys",
+            cpu_name(),
+            thousands(options.keys)
+        ),
+        subtitle: format!(
+            "{} bits/key; shuffled 50/50 members and non-members; median of {} runs",
+            args::bits_text(millibits),
+            options.reps
+        ),
+        axis_label: "ns per key (lower is better)".to_string(),
+        series: vec![
+            bar_chart::Series {
+                name: "single key (contains)".to_string(),
+                colour: "#e69f00",
+            },
+            bar_chart::Series {
+                name: "batch (contains_batch)".to_string(),
+                colour: "#0072b2",
+            },
+        ],
+        groups,
+    }
+}
+
+/// 1000000 as "1,000,000".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut text = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(c);
+    }
+    text
+}
+
+fn main() {
+    let line = CommandLine::parse("report", SUMMARY, OPTIONS);
+    let (options, format, out) = options(&line);
+    let mut doc = Document::new(format, out);
+    describe_run(&mut doc, &options);
+    let sets = KeySets::new(options.keys);
+    let measured = report_filters(&mut doc, &options, &sets);
+    if let Err(e) = doc.finish() {
+        die(&e);
+    }
+    if let Some(path) = &options.svg {
+        let svg = query_chart(&options, &measured).svg();
+        if let Err(e) = std::fs::write(path, svg) {
+            die(&format!("cannot write {path}: {e}"));
+        }
+        eprintln!("wrote {path}");
     }
 }
