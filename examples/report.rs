@@ -25,6 +25,9 @@
 //!   bits per key (or the first `--bits` value when 7.7 is not measured).
 //!   `docs/query-ns-per-key.svg` is `--svg docs/query-ns-per-key.svg`.
 //!
+//! After the filters, a table of key-hashing speed: `hash_key` and
+//! `hash_keys` on 8-, 32- and 256-byte keys.
+//!
 //! Unknown options print the usage and exit with status 2. Times are
 //! medians of repeated runs (ns per key); this machine is shared and
 //! noisy, so compare rows measured in the same run. Each section of the
@@ -34,7 +37,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ribbon_kernel::{Backend, FilterRef, Kind, Plan, Width};
+use ribbon_kernel::{Backend, FilterRef, Kind, Plan, Width, hash_key, hash_keys};
 
 #[path = "../tests/common/kit.rs"]
 mod kit;
@@ -477,6 +480,55 @@ fn thousands(n: usize) -> String {
     text
 }
 
+const HASH_COLUMNS: &[Column] = &[
+    ("key bytes", "key_bytes"),
+    ("hash_key ns/key", "hash_key_ns_per_key"),
+    ("hash_keys ns/key", "hash_keys_ns_per_key"),
+    ("GB/s", "hash_key_gb_per_s"),
+];
+
+/// `hash_key` (one call per key) and `hash_keys` (one batch) over distinct
+/// keys of 8, 32 and 256 bytes: the table "key_hashing".
+fn report_key_hashing(doc: &mut Document, options: &Options) {
+    const KEYS: usize = 1 << 16;
+    doc.line("");
+    doc.line(&format!(
+        "Key hashing (XXH3-64): {KEYS} distinct keys per size, ns per key, median of {} runs",
+        options.reps
+    ));
+    doc.line("");
+    doc.table("key_hashing", HASH_COLUMNS, 0);
+    let mut state = 0x4a5b_u64;
+    for len in [8usize, 32, 256] {
+        let keys: Vec<Vec<u8>> = (0..KEYS)
+            .map(|_| {
+                (0..len.div_ceil(8))
+                    .flat_map(|_| splitmix64(&mut state).to_le_bytes())
+                    .take(len)
+                    .collect()
+            })
+            .collect();
+        let mut out = vec![0u64; KEYS];
+        let single = time_per_key(options.reps, KEYS, || {
+            let mut acc = 0u64;
+            for key in &keys {
+                acc ^= hash_key(black_box(key));
+            }
+            black_box(acc);
+        });
+        let batch = time_per_key(options.reps, KEYS, || {
+            hash_keys(&keys, &mut out).expect("one hash per key");
+            black_box(&out);
+        });
+        doc.row(vec![
+            Cell::Count(len as u64),
+            Cell::Number(single, 2),
+            Cell::Number(batch, 2),
+            Cell::Number(len as f64 / single, 2),
+        ]);
+    }
+}
+
 fn main() {
     let line = CommandLine::parse("report", SUMMARY, OPTIONS);
     let (options, format, out) = options(&line);
@@ -484,6 +536,7 @@ fn main() {
     describe_run(&mut doc, &options);
     let sets = KeySets::new(options.keys);
     let measured = report_filters(&mut doc, &options, &sets);
+    report_key_hashing(&mut doc, &options);
     if let Err(e) = doc.finish() {
         die(&e);
     }
