@@ -77,26 +77,6 @@ const OPTIONS: &[OptionSpec] = &[
         value: Some("W[,W...]"),
         help: "ribbon-kernel width: 64, 128 (default: per rival)",
     },
-    OptionSpec {
-        name: "--backend",
-        value: Some("NAME[,NAME...]"),
-        help: "scalar, avx2, avx512, neon, portable (default: all this CPU has)",
-    },
-    OptionSpec {
-        name: "--csv",
-        value: None,
-        help: "write the tables as CSV (prose to stderr)",
-    },
-    OptionSpec {
-        name: "--json",
-        value: None,
-        help: "write the tables as JSON (prose to stderr)",
-    },
-    OptionSpec {
-        name: "--out",
-        value: Some("PATH"),
-        help: "write the report, CSV or JSON to PATH instead of stdout",
-    },
 ];
 
 /// A rival and the ribbon-kernel configuration compared with it.
@@ -243,22 +223,7 @@ fn main() {
         widths: line.list("--width", args::parse_width),
         millibits: line.list("--bits", args::parse_millibits),
     };
-    let backends: Vec<Backend> = match line.list("--backend", args::parse_backend) {
-        Some(backends) => {
-            if let Some(&missing) = backends.iter().find(|b| !b.is_available()) {
-                die(&format!(
-                    "backend {} is not available: {}",
-                    missing.name(),
-                    args::unavailable_reason(missing)
-                ));
-            }
-            backends
-        }
-        None => Backend::ALL
-            .into_iter()
-            .filter(|b| b.is_available())
-            .collect(),
-    };
+    let backends = line.backends().unwrap_or_else(|e| die(&e));
     let mut doc = Document::new(format, line.value("--out", |path| Ok(path.to_string())));
 
     let mut state = 0xc0ffee_u64;

@@ -80,29 +80,9 @@ const OPTIONS: &[OptionSpec] = &[
         help: "64, 128 (default both)",
     },
     OptionSpec {
-        name: "--backend",
-        value: Some("NAME[,NAME...]"),
-        help: "scalar, avx2, avx512, neon, portable (default: all this CPU has)",
-    },
-    OptionSpec {
         name: "--quick",
         value: None,
         help: "100000 keys, 7.7 bits per key, 3 runs per time",
-    },
-    OptionSpec {
-        name: "--csv",
-        value: None,
-        help: "write the tables as CSV (prose to stderr)",
-    },
-    OptionSpec {
-        name: "--json",
-        value: None,
-        help: "write the tables as JSON (prose to stderr)",
-    },
-    OptionSpec {
-        name: "--out",
-        value: Some("PATH"),
-        help: "write the report, CSV or JSON to PATH instead of stdout",
     },
     OptionSpec {
         name: "--svg",
@@ -132,23 +112,7 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
         (false, true) => Format::Json,
         (false, false) => Format::Markdown,
     };
-    let requested = line.list("--backend", args::parse_backend);
-    let backends: Vec<Backend> = match &requested {
-        Some(backends) => {
-            if let Some(&missing) = backends.iter().find(|b| !b.is_available()) {
-                die(&format!(
-                    "backend {} is not available: {}",
-                    missing.name(),
-                    args::unavailable_reason(missing)
-                ));
-            }
-            backends.clone()
-        }
-        None => Backend::ALL
-            .into_iter()
-            .filter(|b| b.is_available())
-            .collect(),
-    };
+    let backends = line.backends().unwrap_or_else(|e| die(&e));
     let options = Options {
         keys: line.value("--keys", args::parse_keys).unwrap_or(if quick {
             100_000
@@ -171,7 +135,11 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
         widths: line
             .list("--width", args::parse_width)
             .unwrap_or(vec![Width::W64, Width::W128]),
-        build_backend: requested.map_or_else(Backend::detect, |b| b[0]),
+        build_backend: if line.flag("--backend") {
+            backends[0]
+        } else {
+            Backend::detect()
+        },
         backends,
         svg: line.value("--svg", |path| Ok(path.to_string())),
     };

@@ -258,6 +258,31 @@ pub struct OptionSpec {
     pub help: &'static str,
 }
 
+/// The options both examples take after their own: the backends and the
+/// output format.
+pub const SHARED_OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "--backend",
+        value: Some("NAME[,NAME...]"),
+        help: "scalar, avx2, avx512, neon, portable (default: all this CPU has)",
+    },
+    OptionSpec {
+        name: "--csv",
+        value: None,
+        help: "write the tables as CSV (prose to stderr)",
+    },
+    OptionSpec {
+        name: "--json",
+        value: None,
+        help: "write the tables as JSON (prose to stderr)",
+    },
+    OptionSpec {
+        name: "--out",
+        value: Some("PATH"),
+        help: "write the report, CSV or JSON to PATH instead of stdout",
+    },
+];
+
 /// The options given, in order: each one's name and value.
 type Given = Vec<(&'static str, Option<String>)>;
 
@@ -268,10 +293,12 @@ pub struct CommandLine {
 }
 
 impl CommandLine {
-    /// Parses the process's arguments against `specs`. `--help` prints the
-    /// usage and exits 0; anything unknown prints it and exits
-    /// [`EXIT_USAGE`].
-    pub fn parse(program: &str, summary: &str, specs: &'static [OptionSpec]) -> CommandLine {
+    /// Parses the process's arguments against `own` and
+    /// [`SHARED_OPTIONS`]. `--help` prints the usage and exits 0; anything
+    /// unknown prints it and exits [`EXIT_USAGE`].
+    pub fn parse(program: &str, summary: &str, own: &'static [OptionSpec]) -> CommandLine {
+        let specs: Vec<&'static OptionSpec> = own.iter().chain(SHARED_OPTIONS).collect();
+        let specs = &specs[..];
         let usage = usage(program, summary, specs);
         let args: Vec<String> = std::env::args().skip(1).collect();
         match parse_args(&args, specs) {
@@ -301,6 +328,25 @@ impl CommandLine {
         self.value(name, |text| parse_list(text, &parse))
     }
 
+    /// The backends `--backend` names, or every backend this CPU has when
+    /// it is not given; `Err` says why a named one is unavailable.
+    pub fn backends(&self) -> Result<Vec<Backend>, String> {
+        let Some(named) = self.list("--backend", parse_backend) else {
+            return Ok(Backend::ALL
+                .into_iter()
+                .filter(|b| b.is_available())
+                .collect());
+        };
+        match named.iter().find(|b| !b.is_available()) {
+            Some(&missing) => Err(format!(
+                "backend {} is not available: {}",
+                missing.name(),
+                unavailable_reason(missing)
+            )),
+            None => Ok(named),
+        }
+    }
+
     /// Prints `message` and the usage, and exits with [`EXIT_USAGE`].
     pub fn fail(&self, message: &str) -> ! {
         usage_error(&self.usage, message)
@@ -313,7 +359,7 @@ fn usage_error(usage: &str, message: &str) -> ! {
     std::process::exit(EXIT_USAGE)
 }
 
-fn usage(program: &str, summary: &str, specs: &[OptionSpec]) -> String {
+fn usage(program: &str, summary: &str, specs: &[&OptionSpec]) -> String {
     let mut text = format!(
         "{summary}\n\nUsage: cargo run --release --example {program} -- [OPTIONS]\n\nOptions:\n"
     );
@@ -335,7 +381,7 @@ fn usage(program: &str, summary: &str, specs: &[OptionSpec]) -> String {
 }
 
 /// The options in `args`, or `None` for `--help`.
-fn parse_args(args: &[String], specs: &'static [OptionSpec]) -> Result<Option<Given>, String> {
+fn parse_args(args: &[String], specs: &[&'static OptionSpec]) -> Result<Option<Given>, String> {
     let mut given = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
