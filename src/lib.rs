@@ -45,8 +45,8 @@
 //! - [`Backend`]: the instruction sets queries use (detected once; can be
 //!   forced).
 //! - [`bounds`]: `const fn` size bounds for buffers sized at compile time.
-//! - [`rocksdb`] (feature `rocksdb`): RocksDB's filter blocks, byte for byte.
-//! - [`ffi`] (feature `capi`): the C ABI and its header.
+//! - [`rocksdb`][rocksdb-module] (feature `rocksdb`): RocksDB's filter blocks, byte for byte.
+//! - [`ffi`][ffi-module] (feature `capi`): the C ABI and its header.
 //!
 //! Choosing a kind and width: [`Kind::Homogeneous`] with [`Width::W64`]
 //! (the defaults) never fails to build and queries fastest, at about 10 %
@@ -101,13 +101,21 @@
 //! |---|---|---|
 //! | `std` | yes | `std::error::Error` for [`Error`]; implies `alloc` |
 //! | `alloc` | via `std` | [`Filter`], the owning twin of [`FilterRef`] |
-//! | `capi` | no | the C ABI, [`ffi`] |
+//! | `capi` | no | the C ABI, [`ffi`][ffi-module] |
 //! | `staticlib` | no | `capi` plus the panic handler a C static library needs |
-//! | `rocksdb` | no | [`rocksdb`]: RocksDB's Ribbon and Bloom filter blocks |
+//! | `rocksdb` | no | [`rocksdb`][rocksdb-module]: RocksDB's Ribbon and Bloom filter blocks |
 //!
 //! Without default features the crate is `#![no_std]`, allocates nothing
 //! and uses no floating point (the `rocksdb` module does, as RocksDB's
 //! sizing does).
+//!
+//! The `rocksdb` and `ffi` modules exist in builds with their features (as
+//! on docs.rs); elsewhere their links lead to the feature table.
+//!
+#![cfg_attr(feature = "rocksdb", doc = "[rocksdb-module]: crate::rocksdb")]
+#![cfg_attr(not(feature = "rocksdb"), doc = "[rocksdb-module]: #features")]
+#![cfg_attr(feature = "capi", doc = "[ffi-module]: crate::ffi")]
+#![cfg_attr(not(feature = "capi"), doc = "[ffi-module]: #features")]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_op_in_unsafe_fn)]
