@@ -20,7 +20,9 @@ else
 LIB := target/release/libribbon_kernel.a
 endif
 
-.PHONY: all install uninstall clean
+# The .pc file is rewritten every time: it holds PREFIX, which may differ
+# from the last install.
+.PHONY: all install uninstall clean ribbon_kernel.pc
 all: $(LIB)
 
 $(LIB): Cargo.toml build.rs $(wildcard src/*.rs src/*/*.rs arch/*.rs arch/*/*.rs)
