@@ -1,5 +1,6 @@
 //! 128-bit division for sizing and FP math, in a frame of its own, and the
-//! 64 x 64 -> 128-bit product the hash expansion takes on every key.
+//! 64 x 64 -> 128-bit product (and its fold) that hashing takes on every
+//! key.
 //!
 //! On 32-bit targets LLVM expands each `u128` division inline into
 //! hundreds of instructions and stack slots (700 bytes for one small
@@ -19,6 +20,14 @@ pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
     } else {
         mul_wide_by_halves(a, b)
     }
+}
+
+/// Low half xor high half of the full product `x * k`: the fold of the
+/// hash expansion, of XXH3 (`hash_key`) and of RocksDB's XXH3 preview.
+#[inline(always)]
+pub(crate) fn folded_product(x: u64, k: u64) -> u64 {
+    let (low, high) = mul_wide(x, k);
+    low ^ high
 }
 
 /// [`mul_wide`] from 32-bit halves.

@@ -15,6 +15,7 @@
 //! * Result bits (Standard Ribbon) come from a third, independent product
 //!   folded to 64 bits (low half xor high half).
 
+use crate::arith::folded_product;
 use crate::word::Word;
 
 /// Spreads a 32-bit seed over 64 bits before it is xored into the hash.
@@ -39,13 +40,6 @@ pub(crate) fn seed_mix(seed: u32) -> u64 {
 #[inline(always)]
 pub(crate) fn remix(hash: u64, seed_mix: u64) -> u64 {
     (hash ^ seed_mix).wrapping_mul(REMIX)
-}
-
-/// Low half xor high half of the full 128-bit product.
-#[inline(always)]
-pub(crate) fn folded_product(x: u64, k: u64) -> u64 {
-    let (low, high) = crate::arith::mul_wide(x, k);
-    low ^ high
 }
 
 /// The start slot in `[0, num_starts)`. With `smash > 0` the draw is uniform

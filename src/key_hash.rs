@@ -39,6 +39,7 @@
 //! secret words they read; longer inputs first derive a whole secret from
 //! it (seed 0 derives the default secret itself).
 
+use crate::arith::folded_product;
 use crate::error::Error;
 
 pub(crate) const PRIME32_1: u64 = 0x9e37_79b1;
@@ -82,7 +83,8 @@ const MID_MAX: usize = 240;
 
 /// The little-endian word at byte `at` of `bytes`, 0 past the end (every
 /// caller reads in bounds; the fallback only keeps this free of panics).
-const fn word_at(bytes: &[u8], at: usize) -> u64 {
+#[inline(always)]
+pub(crate) const fn word_at(bytes: &[u8], at: usize) -> u64 {
     match bytes.split_at_checked(at) {
         Some((_, rest)) => match rest.first_chunk::<8>() {
             Some(word) => u64::from_le_bytes(*word),
@@ -103,8 +105,9 @@ const fn words_at<const N: usize>(bytes: &[u8], at: usize) -> [u64; N] {
     words
 }
 
-/// A word of the default secret (for constants).
-const fn secret(at: usize) -> u64 {
+/// A word of the default secret.
+#[inline(always)]
+pub(crate) const fn secret(at: usize) -> u64 {
     word_at(&SECRET, at)
 }
 
@@ -129,13 +132,6 @@ const fn pairs_at<const N: usize>(offset: usize) -> [[u64; 2]; N] {
         i += 1;
     }
     pairs
-}
-
-/// Low half xor high half of the full 128-bit product.
-#[inline(always)]
-fn fold(a: u64, b: u64) -> u64 {
-    let (low, high) = crate::arith::mul_wide(a, b);
-    low ^ high
 }
 
 /// XXH64's avalanche (the finish of 0-3 byte inputs).
@@ -169,7 +165,7 @@ fn rrmxmx(mut h: u64, len: u64) -> u64 {
 /// One 16-byte chunk against a secret pair shifted by the seed.
 #[inline(always)]
 fn mix16(chunk: &[u8; 16], pair: [u64; 2], seed: u64) -> u64 {
-    fold(
+    folded_product(
         word_at(chunk, 0) ^ pair[0].wrapping_add(seed),
         word_at(chunk, 8) ^ pair[1].wrapping_sub(seed),
     )
@@ -308,7 +304,7 @@ fn short_9_to_16(key: &[u8], seed: u64) -> u64 {
     let acc = (key.len() as u64)
         .wrapping_add(low.swap_bytes())
         .wrapping_add(high)
-        .wrapping_add(fold(low, high));
+        .wrapping_add(folded_product(low, high));
     avalanche(acc)
 }
 
@@ -495,7 +491,7 @@ fn long(key: &[u8], secret: &LongSecret) -> u64 {
     let mut result = (key.len() as u64).wrapping_mul(PRIME64_1);
     for (lanes, merge) in acc.chunks_exact(2).zip(secret.merge.chunks_exact(2)) {
         if let ([a, b], [ka, kb]) = (lanes, merge) {
-            result = result.wrapping_add(fold(a ^ ka, b ^ kb));
+            result = result.wrapping_add(folded_product(a ^ ka, b ^ kb));
         }
     }
     avalanche(result)

@@ -6,22 +6,15 @@
 
 // XXH3's fold (low half xor high half of the 128-bit product) is the
 // same formula as this crate's own hashing.
-use crate::hash::folded_product;
+use crate::arith::folded_product;
 
-// The xxHash primes and the default secret are XXH3's (src/key_hash.rs).
+// The xxHash primes, the default secret and its little-endian word reads
+// are XXH3's (src/key_hash.rs).
 use crate::key_hash::{
     PRIME32_1 as P32_1, PRIME32_2 as P32_2, PRIME32_3 as P32_3, PRIME64_1 as P64_1,
     PRIME64_2 as P64_2, PRIME64_3 as P64_3, PRIME64_4 as P64_4, PRIME64_5 as P64_5, SECRET,
+    secret as secret64, word_at as read64,
 };
-
-/// Little-endian u64 at byte `at` (0 past the end; callers stay in bounds).
-#[inline(always)]
-fn read64(bytes: &[u8], at: usize) -> u64 {
-    bytes
-        .get(at..)
-        .and_then(|b| b.first_chunk::<8>())
-        .map_or(0, |b| u64::from_le_bytes(*b))
-}
 
 /// Little-endian u32 at byte `at` (0 past the end; callers stay in bounds).
 #[inline(always)]
@@ -30,11 +23,6 @@ fn read32(bytes: &[u8], at: usize) -> u64 {
         .get(at..)
         .and_then(|b| b.first_chunk::<4>())
         .map_or(0, |b| u64::from(u32::from_le_bytes(*b)))
-}
-
-#[inline(always)]
-fn secret64(at: usize) -> u64 {
-    read64(&SECRET, at)
 }
 
 #[inline(always)]
