@@ -47,7 +47,6 @@ use crate::plan::Plan;
 pub struct Filter<B = Vec<u8>> {
     bytes: B,
     validated: Validated,
-    len: usize,
 }
 
 impl<B: AsRef<[u8]>> core::fmt::Debug for Filter<B> {
@@ -78,12 +77,7 @@ impl Filter {
         let mut scratch = vec![0u64; words];
         let mut bytes = vec![0u8; plan.filter_bytes()];
         let validated = plan.build(hashes, &mut scratch, &mut bytes)?.validated();
-        let len = bytes.len();
-        Ok(Filter {
-            bytes,
-            validated,
-            len,
-        })
+        Ok(Filter { bytes, validated })
     }
 
     /// Builds the smallest filter of the default kind and width
@@ -103,13 +97,8 @@ impl<B: AsRef<[u8]>> Filter<B> {
     /// Takes ownership of serialized bytes after validating them exactly as
     /// [`FilterRef::from_bytes`] does (any alignment, no copy).
     pub fn from_bytes(bytes: B) -> Result<Filter<B>, Error> {
-        let view = FilterRef::from_bytes(bytes.as_ref())?;
-        let (validated, len) = (view.validated(), view.filter_bytes());
-        Ok(Filter {
-            bytes,
-            validated,
-            len,
-        })
+        let validated = FilterRef::from_bytes(bytes.as_ref())?.validated();
+        Ok(Filter { bytes, validated })
     }
 
     /// The borrowed view, with every query method.
@@ -122,7 +111,7 @@ impl<B: AsRef<[u8]>> Filter<B> {
     #[inline]
     pub fn view(&self) -> FilterRef<'_> {
         let bytes = self.bytes.as_ref();
-        if bytes.len() != self.len {
+        if bytes.len() != self.validated.parts.geometry.filter_bytes() {
             owner_changed_length();
         }
         FilterRef::from_validated(self.validated, bytes)

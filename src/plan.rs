@@ -449,11 +449,12 @@ impl Plan {
                 given: hashes.len() as u64,
             });
         }
+        let needed = self.scratch_words();
         let scratch_too_small = Error::ScratchTooSmall {
-            needed: self.scratch_words(),
+            needed,
             given: scratch.len(),
         };
-        if scratch.len() < self.scratch_words() {
+        if scratch.len() < needed {
             return Err(scratch_too_small);
         }
         let (scratch, sort) = scratch
