@@ -279,13 +279,21 @@ unsafe fn c_slice<'a, T>(ptr: *const T, n: usize) -> Result<&'a [T], i32> {
     Ok(unsafe { core::slice::from_raw_parts(ptr, n) })
 }
 
-/// A `&[u64]` from C, refusing NULL (unless empty) and misalignment.
+/// A `&mut [T]` from C, with the checks of [`c_slice`].
 ///
 /// # Safety
-/// When non-NULL, `ptr` points to `n` readable `uint64_t`.
-unsafe fn u64_slice<'a>(ptr: *const u64, n: usize) -> Result<&'a [u64], i32> {
-    // SAFETY: forwarded contract.
-    unsafe { c_slice(ptr, n) }
+/// When non-NULL, `ptr` points to `n` writable, initialized `T` that
+/// nothing else references while the slice lives.
+unsafe fn c_slice_mut<'a, T>(ptr: *mut T, n: usize) -> Result<&'a mut [T], i32> {
+    // SAFETY: readable for `n` entries, as writable ones are; this only
+    // runs the checks.
+    let checked = unsafe { c_slice(ptr.cast_const(), n) }?;
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: the checks passed for this pointer and length; writable and
+    // unaliased per the contract.
+    Ok(unsafe { core::slice::from_raw_parts_mut(checked.as_ptr().cast_mut(), n) })
 }
 
 fn status(r: Result<(), Error>) -> i32 {
@@ -509,7 +517,7 @@ pub unsafe extern "C" fn ribbon_build(
         Err(code) => return code,
     };
     // SAFETY: readable for `n` words per the contract.
-    let hashes = match unsafe { u64_slice(hashes, n) } {
+    let hashes = match unsafe { c_slice(hashes, n) } {
         Ok(h) => h,
         Err(code) => return code,
     };
@@ -763,18 +771,18 @@ pub unsafe extern "C" fn ribbon_contains_batch(
         Err(code) => return code,
     };
     // SAFETY: readable for `n` words per the contract.
-    let hashes = match unsafe { u64_slice(hashes, n) } {
+    let hashes = match unsafe { c_slice(hashes, n) } {
         Ok(h) => h,
         Err(code) => return code,
     };
     if n == 0 {
         return RIBBON_OK;
     }
-    if out.is_null() {
-        return RIBBON_ERR_NULL;
-    }
-    // SAFETY: non-NULL and writable for `n` bytes per the contract.
-    let bytes = unsafe { core::slice::from_raw_parts_mut(out, n) };
+    // SAFETY: writable for `n` bytes per the contract.
+    let bytes = match unsafe { c_slice_mut(out, n) } {
+        Ok(bytes) => bytes,
+        Err(code) => return code,
+    };
     // Zero first: every byte is then a valid `false`, so the buffer can be
     // answered in place, with no copy and no chunking that would restart
     // the kernels' prefetch pipeline.
@@ -1098,18 +1106,12 @@ pub unsafe extern "C" fn ribbon_hash_keys(
         (Ok(keys), Ok(lens)) => (keys, lens),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    if n == 0 {
-        return RIBBON_OK;
-    }
-    if out.is_null() {
-        return RIBBON_ERR_NULL;
-    }
-    if !(out as usize).is_multiple_of(core::mem::align_of::<u64>()) {
-        return RIBBON_ERR_MISALIGNED;
-    }
-    if n > isize::MAX as usize / 8 {
-        return Error::TooLarge.code();
-    }
+    // SAFETY: writable for `n` words and not overlapping the inputs, per
+    // the contract.
+    let out = match unsafe { c_slice_mut(out, n) } {
+        Ok(out) => out,
+        Err(code) => return code,
+    };
     for (&key, &len) in keys.iter().zip(lens) {
         if key.is_null() && len > 0 {
             return RIBBON_ERR_NULL;
@@ -1118,9 +1120,6 @@ pub unsafe extern "C" fn ribbon_hash_keys(
             return Error::TooLarge.code();
         }
     }
-    // SAFETY: non-NULL, aligned, size checked, writable for `n` words and
-    // not overlapping the inputs, per the contract.
-    let out = unsafe { core::slice::from_raw_parts_mut(out, n) };
     for ((hash, &key), &len) in out.iter_mut().zip(keys).zip(lens) {
         // SAFETY: `key` is NULL only with length 0, else readable for
         // `len` bytes per the contract.
