@@ -183,10 +183,7 @@ fn build_filter(config: Config, keys: &[u64]) -> Filter {
 }
 
 fn view(filter: &Filter, backend: Backend) -> FilterRef<'_> {
-    FilterRef::from_bytes(filter.as_bytes())
-        .expect("valid")
-        .with_backend(backend)
-        .expect("available")
+    filter.view().with_backend(backend).expect("available")
 }
 
 /// Every filter of one key count, built on first use.

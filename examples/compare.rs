@@ -179,10 +179,7 @@ fn ribbon_single<'a>(name: &str, view: FilterRef<'a>, queries: &'a [u64]) -> Mea
 }
 
 fn view(filter: &Filter, backend: Backend) -> FilterRef<'_> {
-    FilterRef::from_bytes(filter.as_bytes())
-        .expect("valid")
-        .with_backend(backend)
-        .expect("available")
+    filter.view().with_backend(backend).expect("available")
 }
 
 const FILTER_COLUMNS: &[Column] = &[
@@ -275,7 +272,7 @@ fn main() {
     doc.line("");
     doc.table("filters", FILTER_COLUMNS, 0);
     for (config, filter) in &ribbons {
-        let v = FilterRef::from_bytes(filter.as_bytes()).expect("valid");
+        let v = filter.view();
         doc.row(vec![
             Cell::text(format!("ribbon-kernel {}", config.label())),
             Cell::Number(v.millibits_per_key() as f64 / 1000.0, 3),
