@@ -27,8 +27,9 @@ pub(crate) trait QueryKernel<W: Coeff> {
     unsafe fn prefetch(payload: &[u8], p: &Probe<W>, max_columns: usize);
 
     /// Whether all of `p`'s columns match its expected bits. Reads only
-    /// within `payload`. `max_columns` is the filter's
-    /// [`Probes::max_columns`]: kernels loop up to it, masking the columns
+    /// within `payload`. `max_columns` is at least the filter's
+    /// [`Probes::max_columns`] (single queries pass a compile-time bound,
+    /// see [`contains`]): kernels loop up to it, masking the columns
     /// a key lacks, so that the loop count never depends on the key (a
     /// per-key count mispredicts whenever blocks differ in columns).
     /// `P` is the probes' type: without result bits ([`Probes::RESULT`]),
@@ -116,20 +117,47 @@ pub(crate) fn expand_scalar<W: Coeff, P: Probes<W>>(
     }
 }
 
-/// Single query of a non-empty filter.
+/// Single query of a non-empty filter whose blocks have at most `COLUMNS`
+/// columns (`COLUMNS = 0`: any number, read from the probes).
+///
+/// A compile-time bound lets the kernel's column loop unroll into
+/// straight-line code: a single query's cost is mostly how many
+/// instructions it keeps in flight (the CPU overlaps the memory reads of
+/// consecutive queries only as far as its reorder window reaches), and a
+/// loop's control and recomputed addresses are a good part of them.
 ///
 /// # Safety
-/// The CPU supports `K`'s instruction set.
+/// The CPU supports `K`'s instruction set, and `COLUMNS` is 0 or at least
+/// the filter's [`Probes::max_columns`].
 #[inline(always)]
-pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>, const COLUMNS: usize>(
     source: &P::Source,
     payload: &[u8],
     hash: u64,
 ) -> bool {
     let probes = P::new(source);
-    // SAFETY: the caller guarantees the instruction set; the probe is
-    // computed here for this filter's geometry.
-    unsafe { K::matches::<P>(payload, &probes.probe(hash), probes.max_columns()) }
+    let max_columns = if COLUMNS == 0 {
+        probes.max_columns()
+    } else {
+        COLUMNS
+    };
+    // SAFETY: the caller guarantees the instruction set and the column
+    // bound; the probe is computed here for this filter's geometry.
+    unsafe { K::matches::<P>(payload, &probes.probe(hash), max_columns) }
+}
+
+/// The compile-time column bound ([`contains`]'s `COLUMNS`) that the
+/// kernel table picks for a filter with at most `max_columns` columns per
+/// block: the first of 8, 12 and 16 that holds them (whole vectors of 4
+/// and 8 lanes), or 0 (a runtime bound) above 16 (FP rates below
+/// 0.0015 %, rare enough to keep the code small).
+pub(crate) const fn single_query_columns(max_columns: usize) -> usize {
+    match max_columns {
+        0..=8 => 8,
+        9..=12 => 12,
+        13..=16 => 16,
+        _ => 0,
+    }
 }
 
 /// Batch query as a pipeline over a ring of [`CHUNKS_IN_FLIGHT`] chunks:
@@ -424,12 +452,14 @@ macro_rules! entry_points {
         $crate::arch::generic::entry_points!(@define $kernel, $lanes,);
     };
     (@define $kernel:ty, $lanes:ty, $(#[$attr:meta])*) => {
-        /// Single query of a non-empty filter.
+        /// Single query of a non-empty filter with at most `COLUMNS`
+        /// columns per block (0: any), as `generic::contains`.
         ///
         /// # Safety
-        /// The CPU supports the module's instruction set.
+        /// The CPU supports the module's instruction set; `COLUMNS` is 0
+        /// or at least the filter's `Probes::max_columns`.
         $(#[$attr])*
-        pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>>(
+        pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, const COLUMNS: usize>(
             source: &P::Source,
             payload: &[u8],
             hash: u64,
@@ -438,8 +468,9 @@ macro_rules! entry_points {
             $kernel: QueryKernel<W>,
         {
             // SAFETY: the instruction set is enabled for this function (or
-            // is the build's own, for the portable kernels).
-            unsafe { generic::contains::<W, P, $kernel>(source, payload, hash) }
+            // is the build's own, for the portable kernels); the caller
+            // guarantees the column bound.
+            unsafe { generic::contains::<W, P, $kernel, COLUMNS>(source, payload, hash) }
         }
 
         /// Batch query of a non-empty filter; `out.len() == hashes.len()`.

@@ -14,6 +14,7 @@
 use crate::arch::IsaProof;
 #[cfg(ribbon_neon_kernels)]
 use crate::arch::aarch64::neon::{self, Neon};
+use crate::arch::generic::single_query_columns;
 use crate::arch::portable::{self, Portable};
 use crate::arch::scalar;
 #[cfg(ribbon_x86_kernels)]
@@ -52,14 +53,22 @@ macro_rules! proven {
 }
 
 /// The proven `(contains, contains_batch)` entry points of instruction-set
-/// module `$isa` for words `$W` and the caller's probes `P` (source `S`).
+/// module `$isa` for words `$W` and the caller's probes `P` (source `S`);
+/// the single query is the one compiled for `$columns`, a value of
+/// [`single_query_columns`].
 macro_rules! proven_queries {
-    ($proof:expr, $isa:ident, $W:ty) => {{
+    ($proof:expr, $isa:ident, $W:ty, $columns:expr) => {{
         type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
         type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
         let proof = $proof;
+        let contains: Contains<S> = match $columns {
+            8 => $isa::contains::<$W, P, 8>,
+            12 => $isa::contains::<$W, P, 12>,
+            16 => $isa::contains::<$W, P, 16>,
+            _ => $isa::contains::<$W, P, 0>,
+        };
         (
-            proven!(proof, $isa::contains::<$W, P>, Contains<S> => ContainsFn<S>),
+            proven!(proof, contains, Contains<S> => ContainsFn<S>),
             proven!(proof, $isa::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
         )
     }};
@@ -87,10 +96,19 @@ impl<S> core::fmt::Debug for QueryKernels<S> {
 }
 
 impl<S> QueryKernels<S> {
-    /// `backend`'s query kernels for probes `P` of words `W`, or `None`
-    /// where this CPU or build lacks the backend.
-    pub(crate) fn new<W: KernelWord, P: Probes<W, Source = S>>(backend: Backend) -> Option<Self> {
-        let (contains, contains_batch) = W::query_entries::<S, P>(backend)?;
+    /// `backend`'s query kernels for probes `P` of words `W` whose blocks
+    /// have at most `max_columns` columns (0: unknown, any number), or
+    /// `None` where this CPU or build lacks the backend.
+    pub(crate) fn new<W: KernelWord, P: Probes<W, Source = S>>(
+        backend: Backend,
+        max_columns: usize,
+    ) -> Option<Self> {
+        let columns = if max_columns == 0 {
+            0
+        } else {
+            single_query_columns(max_columns)
+        };
+        let (contains, contains_batch) = W::query_entries::<S, P>(backend, columns)?;
         Some(QueryKernels {
             contains,
             contains_batch,
@@ -130,18 +148,19 @@ impl QueryKernels<Parts> {
     pub(crate) fn for_filter(backend: Backend, g: &Geometry) -> Option<Self> {
         if g.num_blocks == 0 {
             // Still refuse a backend the CPU lacks.
-            let kernels = Self::new::<u64, NativeProbes<false>>(backend)?;
+            let kernels = Self::new::<u64, NativeProbes<false>>(backend, 0)?;
             return Some(QueryKernels {
                 contains: |_, _, _| false,
                 contains_batch: |_, _, _, out| out.fill(false),
                 ..kernels
             });
         }
+        let columns = g.max_columns();
         match (g.width, g.kind.is_standard()) {
-            (Width::W64, false) => Self::new::<u64, NativeProbes<false>>(backend),
-            (Width::W64, true) => Self::new::<u64, NativeProbes<true>>(backend),
-            (Width::W128, false) => Self::new::<u128, NativeProbes<false>>(backend),
-            (Width::W128, true) => Self::new::<u128, NativeProbes<true>>(backend),
+            (Width::W64, false) => Self::new::<u64, NativeProbes<false>>(backend, columns),
+            (Width::W64, true) => Self::new::<u64, NativeProbes<true>>(backend, columns),
+            (Width::W128, false) => Self::new::<u128, NativeProbes<false>>(backend, columns),
+            (Width::W128, true) => Self::new::<u128, NativeProbes<true>>(backend, columns),
         }
     }
 }
@@ -196,9 +215,12 @@ impl SolveKernel {
 /// implement their traits per width, so the bounds are met only for the
 /// concrete types).
 pub(crate) trait KernelWord: Coeff {
-    /// `backend`'s query entry points for probes `P`, each proven.
+    /// `backend`'s query entry points for probes `P`, each proven; the
+    /// single query compiled for `columns` (0 or a value of
+    /// [`single_query_columns`], at least the filter's column count).
     fn query_entries<S, P: Probes<Self, Source = S>>(
         backend: Backend,
+        columns: usize,
     ) -> Option<(ContainsFn<S>, BatchFn<S>)>;
     /// `backend`'s back-substitution entry point, proven.
     fn solve_entry(backend: Backend) -> Option<SolveFn>;
@@ -209,6 +231,7 @@ macro_rules! impl_kernel_word {
         impl KernelWord for $W {
             fn query_entries<S, P: Probes<$W, Source = S>>(
                 backend: Backend,
+                columns: usize,
             ) -> Option<(ContainsFn<S>, BatchFn<S>)> {
                 Some(match backend {
                     Backend::Scalar => (
@@ -216,12 +239,12 @@ macro_rules! impl_kernel_word {
                         scalar::contains_batch::<$W, P> as BatchFn<S>,
                     ),
                     #[cfg(ribbon_x86_kernels)]
-                    Backend::Avx2 => proven_queries!(Avx2::detect()?, avx2, $W),
+                    Backend::Avx2 => proven_queries!(Avx2::detect()?, avx2, $W, columns),
                     #[cfg(ribbon_avx512_kernels)]
-                    Backend::Avx512 => proven_queries!(Avx512::detect()?, avx512, $W),
+                    Backend::Avx512 => proven_queries!(Avx512::detect()?, avx512, $W, columns),
                     #[cfg(ribbon_neon_kernels)]
-                    Backend::Neon => proven_queries!(Neon::detect()?, neon, $W),
-                    Backend::Portable => proven_queries!(Portable::detect()?, portable, $W),
+                    Backend::Neon => proven_queries!(Neon::detect()?, neon, $W, columns),
+                    Backend::Portable => proven_queries!(Portable::detect()?, portable, $W, columns),
                     #[allow(unreachable_patterns)]
                     _ => return None,
                 })

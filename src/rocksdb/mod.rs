@@ -326,7 +326,7 @@ pub struct FilterRef<'a> {
 
 /// The Ribbon query kernels of `backend`.
 fn ribbon_kernels(backend: Backend) -> Result<QueryKernels<RibbonProbes>, Error> {
-    QueryKernels::new::<u128, RibbonProbes>(backend).ok_or(Error::BackendUnavailable)
+    QueryKernels::new::<u128, RibbonProbes>(backend, 0).ok_or(Error::BackendUnavailable)
 }
 
 #[derive(Clone, Copy, Debug)]
