@@ -14,7 +14,9 @@
 //! BinaryFuse8 `contains` with `hom64-8.7` (the same FP rate; single-key
 //! and batch queries), pleat `Ribbon<7>` with `hom64-7.63` and pleat
 //! `StdRibbon<7>` with `std128-7.41` (the same bits per key; batch queries
-//! and builds). The rivals keep their configurations. Options (`--help`
+//! and builds). Single-key queries (`hom64-8.7` and `std128-7.41`, every
+//! backend) are compared with BinaryFuse8's `contains`, the single-key
+//! reference. The rivals keep their configurations. Options (`--help`
 //! lists them):
 //!
 //! * `--keys N` (10^6), `--rounds R` (11).
@@ -86,7 +88,8 @@ struct Rival {
     query: &'static str,
     /// The rival's build measurement, if builds are compared.
     build: Option<&'static str>,
-    /// Whether ribbon-kernel's single-key queries are measured too.
+    /// Whether ribbon-kernel's single-key queries are measured too (and
+    /// compared with BinaryFuse8's, the single-key reference).
     single: bool,
 }
 
@@ -107,7 +110,7 @@ const RIVALS: [Rival; 3] = [
         ribbon: Config::new(Kind::Standard, Width::W128, 7_410),
         query: "pleat std batch",
         build: Some("pleat std build (pleated)"),
-        single: false,
+        single: true,
     },
 ];
 
@@ -422,6 +425,9 @@ fn main() {
             for config in selection.apply(rival.ribbon) {
                 let name = config.label();
                 pairs.push((format!("{name} batch {v}"), rival.query.to_string()));
+                if rival.single {
+                    pairs.push((format!("{name} single {v}"), RIVALS[0].query.to_string()));
+                }
                 if let Some(build) = rival.build {
                     pairs.push((format!("{name} build {v}"), build.to_string()));
                 }
