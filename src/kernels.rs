@@ -57,6 +57,18 @@ macro_rules! proven {
 /// the single query is the one compiled for `$columns`, a value of
 /// [`single_query_columns`].
 macro_rules! proven_queries {
+    // Kernels that ignore the column bound (NEON loops over each key's
+    // own columns) get the runtime-bound entry only: the bounded ones
+    // would be copies of it.
+    ($proof:expr, $isa:ident, $W:ty) => {{
+        type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
+        type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
+        let proof = $proof;
+        (
+            proven!(proof, $isa::contains::<$W, P, 0>, Contains<S> => ContainsFn<S>),
+            proven!(proof, $isa::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+        )
+    }};
     ($proof:expr, $isa:ident, $W:ty, $columns:expr) => {{
         type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
         type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
@@ -243,7 +255,7 @@ macro_rules! impl_kernel_word {
                     #[cfg(ribbon_avx512_kernels)]
                     Backend::Avx512 => proven_queries!(Avx512::detect()?, avx512, $W, columns),
                     #[cfg(ribbon_neon_kernels)]
-                    Backend::Neon => proven_queries!(Neon::detect()?, neon, $W, columns),
+                    Backend::Neon => proven_queries!(Neon::detect()?, neon, $W),
                     Backend::Portable => proven_queries!(Portable::detect()?, portable, $W, columns),
                     #[allow(unreachable_patterns)]
                     _ => return None,
