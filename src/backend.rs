@@ -83,9 +83,13 @@ impl Backend {
     /// `backend`, process-wide; `None` returns to the detected best. Views
     /// already made keep their backend. Detection never overrides this.
     ///
-    /// Refuses a backend this CPU or build lacks. Use it to pin the scalar
-    /// backend where vector registers are off limits, or to compare
-    /// backends.
+    /// Refuses a backend this CPU or build lacks. Use it to compare
+    /// backends, or to keep queries and builds off the wide vector units
+    /// (AVX2, AVX-512, NEON). It does not keep the code off vector registers
+    /// altogether: on hosted x86_64 targets the compiler uses SSE for copies
+    /// and zeroing everywhere, the scalar backend included. Code that must
+    /// not touch them links a soft-float build (`x86_64-unknown-none`; see
+    /// the README's "FPU and SIMD registers").
     pub fn force(backend: Option<Backend>) -> Result<(), Error> {
         let code = match backend {
             None => 0,
