@@ -54,8 +54,11 @@ pub enum Error {
         /// The length of `out`.
         given: usize,
     },
-    /// Standard Ribbon: every seed tried gave an inconsistent linear system.
-    /// Nothing usable was written to the output buffer.
+    /// Standard Ribbon, [`Plan::with_slots`](crate::Plan::with_slots)
+    /// plans only: every seed tried gave an inconsistent linear system, and
+    /// the hashes are more than the slots, so the Homogeneous fallback of
+    /// [`Plan::build`](crate::Plan::build) cannot hold them either. Nothing
+    /// usable was written to the output buffer.
     ConstructionFailed,
     /// The bytes do not start with the filter magic.
     BadMagic,

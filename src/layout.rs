@@ -111,6 +111,10 @@ impl Kind {
     }
 }
 
+/// The most keys a filter's header may state, the same on every platform
+/// ([`crate::MAX_KEYS`] on 64-bit targets).
+pub(crate) const MAX_KEYS_U64: u64 = 1 << 40;
+
 /// Most columns (solution bits per slot) a filter may have: result rows are
 /// 64-bit words.
 pub(crate) const MAX_COLUMNS: u32 = 64;
@@ -151,15 +155,39 @@ impl Geometry {
             return Err(Error::CorruptHeader);
         }
         // Sizes that must not overflow: slots (u64 math in hashing), words
-        // and bytes (usize indexing).
+        // and bytes (usize indexing), and the payload's bits as a u64. The
+        // serialized length must fit in `isize` (the most one Rust slice or
+        // C object holds).
         num_blocks
             .checked_mul(width.bits() as usize)
             .ok_or(Error::TooLarge)?;
-        g.total_words()
-            .and_then(|w| w.checked_mul(width.word_bytes()))
-            .and_then(|b| b.checked_add(HEADER_BYTES))
+        let payload_bytes = g
+            .total_words()
+            .ok_or(Error::TooLarge)?
+            .checked_mul(width.word_bytes())
             .ok_or(Error::TooLarge)?;
+        let fits = payload_bytes
+            .checked_add(HEADER_BYTES)
+            .is_some_and(|len| len <= isize::MAX as usize)
+            && (payload_bytes as u64) <= u64::MAX / 8;
+        if !fits {
+            return Err(Error::TooLarge);
+        }
         Ok(g)
+    }
+
+    /// [`Error::CorruptHeader`] unless this crate's plans can make the
+    /// geometry: at least half a column per block on average, the least any
+    /// plan makes (one bit per key). Fewer would let a few bytes claim a vast
+    /// filter of blocks without columns, which match every key, and whose
+    /// slot count overflows 32-bit targets only. (RocksDB's layouts, which
+    /// are RocksDB's to size, are not held to this.)
+    pub(crate) fn check_native(self) -> Result<Geometry, Error> {
+        let words = self.total_words().ok_or(Error::TooLarge)?;
+        if words.saturating_mul(2) < self.num_blocks {
+            return Err(Error::CorruptHeader);
+        }
+        Ok(self)
     }
 
     /// Ribbon width in bits.
@@ -345,12 +373,24 @@ impl Header {
             return Err(Error::CorruptHeader);
         }
         let num_keys = u64_at(16);
-        let num_blocks = usize::try_from(u64_at(24)).map_err(|_| Error::TooLarge)?;
-        let upper_start_block = usize::try_from(u64_at(32)).map_err(|_| Error::CorruptHeader)?;
-        if num_blocks == 0 && num_keys != 0 {
+        let (blocks, upper_start) = (u64_at(24), u64_at(32));
+        // What no plan makes, refused before any conversion to `usize` so
+        // that the answer is the same on every target: too many keys, keys
+        // without blocks, the upper blocks past the end, and less than half
+        // a column per block ([`Geometry::check_native`]).
+        let words =
+            u128::from(blocks) * u128::from(h[7]) + u128::from(blocks.wrapping_sub(upper_start));
+        if num_keys > MAX_KEYS_U64
+            || blocks == 0 && num_keys != 0
+            || upper_start > blocks
+            || words * 2 < u128::from(blocks)
+        {
             return Err(Error::CorruptHeader);
         }
-        let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?;
+        let num_blocks = usize::try_from(blocks).map_err(|_| Error::TooLarge)?;
+        let upper_start_block = usize::try_from(upper_start).map_err(|_| Error::CorruptHeader)?;
+        let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?
+            .check_native()?;
         Ok(Header {
             geometry,
             seed: u32_at(8),

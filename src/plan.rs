@@ -9,14 +9,16 @@ use crate::band::{self, Banding};
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::fp;
-use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, Width};
+use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width};
 
 /// Most key hashes one plan accepts: 2^40 (or `usize::MAX` where that is
 /// smaller), which keeps every sizing product far from `u128` overflow.
-pub const MAX_KEYS: usize = if (usize::MAX as u64) < (1 << 40) {
+/// Plans whose buffers would not fit in this platform's address space are
+/// [`Error::TooLarge`] well before this on 32-bit targets.
+pub const MAX_KEYS: usize = if (usize::MAX as u64) < MAX_KEYS_U64 {
     usize::MAX
 } else {
-    (1u64 << 40) as usize
+    MAX_KEYS_U64 as usize
 };
 
 /// Fewest bits per key (in thousandths) [`Plan::new`] accepts: one bit per
@@ -31,10 +33,16 @@ pub const MIN_MILLIBITS_PER_KEY: u32 = 1000;
 /// than 64 columns.
 pub const MAX_MILLIBITS_PER_KEY: u32 = 1 << 17;
 
-/// Seeds a Standard build tries before it reports
-/// [`Error::ConstructionFailed`]. Plans are sized so that about 19 builds in
-/// 20 succeed with the first seed, so exhausting all of them is
-/// astronomically unlikely unless the key hashes themselves are degenerate.
+/// Fewest solution bits per slot (in thousandths) [`Plan::with_slots`]
+/// accepts: half a column per slot, the least a filter's header may state
+/// (fewer would be blocks without columns, which match every key).
+const MIN_MILLICOLUMNS: u32 = 500;
+
+/// Seeds a Standard build tries before it falls back to a Homogeneous
+/// filter over the same slots (see [`Plan::build`]). Plans are sized so
+/// that about 19 builds in 20 succeed with the first seed, so exhausting
+/// all of them is astronomically unlikely unless the key hashes themselves
+/// are degenerate or crafted.
 pub const MAX_SEEDS: u32 = 64;
 
 /// Seeds a Homogeneous build tries before it settles for the one with the
@@ -147,15 +155,14 @@ impl Plan {
         let blocks = blocks_for(kind, width, num_keys, r_milli);
         let words = div_ceil(blocks as u128 * u128::from(r_milli), 1000);
         let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
-        let mut geometry =
-            split_words(kind, width, blocks, words).map_err(|_| Error::InvalidFpRate)?;
+        let mut geometry = split_words(kind, width, blocks, words).map_err(fp_rate_error)?;
         // Rounding to whole words, and the last block receiving a single
         // start, can leave the rate a hair above target: add upper words
         // until it is met.
         while !fp::columns_fp_at_most(&geometry, target_num, target_den) {
             let words = geometry.total_words().ok_or(Error::TooLarge)? + 1;
-            geometry = split_words(kind, width, geometry.num_blocks, words)
-                .map_err(|_| Error::InvalidFpRate)?;
+            geometry =
+                split_words(kind, width, geometry.num_blocks, words).map_err(fp_rate_error)?;
         }
         Plan::checked(geometry, num_keys)
     }
@@ -163,6 +170,11 @@ impl Plan {
     /// Plans the filter with the lowest FP rate whose serialized length
     /// (header included) is at most `filter_bytes`, as a storage engine that
     /// sizes filters by memory does.
+    ///
+    /// Any budget from one bit per key up works, however generous
+    /// (`usize::MAX` included): past 64 columns per slot (an FP rate of
+    /// 2^-64) the filter stops growing and is smaller than the budget.
+    /// Less than one bit per key is [`Error::BudgetTooSmall`].
     pub fn for_bytes(
         kind: Kind,
         width: Width,
@@ -198,11 +210,27 @@ impl Plan {
             r_milli = div(bits * 1000, blocks as u128 * u128::from(width.bits()))
                 .min(u128::from(MAX_COLUMNS) * 1000) as u64;
         }
-        let geometry =
-            split_words(kind, width, blocks, words).map_err(|_| Error::BudgetTooSmall {
-                needed,
-                given: filter_bytes,
-            })?;
+        // A budget past 64 columns per slot buys nothing more: the best
+        // filter within it has 64.
+        let too_small = Error::BudgetTooSmall {
+            needed,
+            given: filter_bytes,
+        };
+        let capped = words.min(blocks.saturating_mul(MAX_COLUMNS as usize));
+        let mut geometry = split_words(kind, width, blocks, capped).map_err(|e| match e {
+            Error::TooLarge => Error::TooLarge,
+            _ => too_small,
+        })?;
+        // More columns need more free slots (see `blocks_for`), so a budget
+        // just past a step in blocks can spread thinner than a smaller one
+        // did: fewer blocks with the most columns they allow may be better.
+        for fewer in (blocks.saturating_sub(2).max(1)..blocks).rev() {
+            if let Some(g) = densest_within(kind, width, num_keys, fewer, words)
+                && g.column_fp_ppt() < geometry.column_fp_ppt()
+            {
+                geometry = g;
+            }
+        }
         Plan::checked(geometry, num_keys)
     }
 
@@ -210,17 +238,29 @@ impl Plan {
     /// least `num_slots` slots (rounded up to whole blocks of `w`) with
     /// `millicolumns / 1000` solution bits per slot.
     ///
-    /// Such a plan accepts any number of key hashes. It suits streaming
-    /// callers that fill a fixed-size filter until [`Banding::add`] reports
-    /// the first inconsistency (Standard Ribbon), and experiments. Expect
-    /// Standard builds to fail when the keys approach the slots.
+    /// It suits streaming callers that fill a fixed-size filter until
+    /// [`Banding::add`] reports the first inconsistency (Standard Ribbon) or
+    /// [`AddOutcome::Full`](crate::AddOutcome::Full), and experiments.
+    /// [`Plan::build`] with such a plan takes any number of hashes for the
+    /// Standard kinds (expect [`Error::ConstructionFailed`] when they
+    /// approach the slots) and at most one per slot for Homogeneous Ribbon
+    /// (more is [`Error::TooManyKeys`]: the whole ribbon would be
+    /// overloaded and match almost every key). A Homogeneous filter given
+    /// more keys than [`Plan::new`] would size these slots for keeps every
+    /// key but matches more non-members than its columns alone do:
+    /// [`FilterRef::estimated_fp_ppt`] measures it, while
+    /// [`Plan::column_fp_ppt`] is the rate of the columns only.
+    /// `num_slots = 0` plans an empty filter, which takes no hashes.
+    ///
+    /// Fewer than 500 millicolumns (half a column per slot) is
+    /// [`Error::InvalidBitsPerKey`], as is more than 64 columns.
     pub fn with_slots(
         kind: Kind,
         width: Width,
         num_slots: usize,
         millicolumns: u32,
     ) -> Result<Plan, Error> {
-        if millicolumns == 0 || millicolumns > MAX_COLUMNS * 1000 {
+        if !(MIN_MILLICOLUMNS..=MAX_COLUMNS * 1000).contains(&millicolumns) {
             return Err(Error::InvalidBitsPerKey);
         }
         if num_slots == 0 {
@@ -233,28 +273,34 @@ impl Plan {
         let words = div_ceil(blocks as u128 * u128::from(millicolumns), 1000);
         let words = usize::try_from(words).map_err(|_| Error::TooLarge)?;
         let geometry = split_words(kind, width, blocks, words)?;
-        band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
-        Ok(Plan {
+        let plan = Plan {
             geometry,
             num_keys: None,
             seed: 0,
             backend: None,
             max_seeds: 0,
-        })
+        };
+        plan.fits()?;
+        Ok(plan)
     }
 
     /// The same plan, trying seeds from `seed` on (the default is 0).
     /// Filters built from the same hashes with different seeds have
     /// independent false positives.
+    ///
+    /// A seed drawn from a secret random source is the defence against key
+    /// hashes crafted to crowd the ribbon (see "Untrusted keys" under
+    /// [`Plan::build`]). The seed a filter was built with is stored in its
+    /// header: it is secret only until the filter is published.
     pub fn with_seed(self, seed: u32) -> Plan {
         Plan { seed, ..self }
     }
 
     /// The same plan, trying at most `seeds` seeds per build (at least one).
     ///
-    /// The default is [`MAX_SEEDS`] for the Standard kinds, whose builds fail
-    /// with [`Error::ConstructionFailed`] when every seed gives an
-    /// inconsistent system, and [`HOMOGENEOUS_SEEDS`] for Homogeneous
+    /// The default is [`MAX_SEEDS`] for the Standard kinds, whose builds
+    /// fall back to Homogeneous Ribbon when every seed gives an
+    /// inconsistent system (see [`Plan::build`]), and [`HOMOGENEOUS_SEEDS`] for Homogeneous
     /// Ribbon, whose builds retry while the measured excess breaks the FP
     /// promise and then keep the best seed. One seed makes every build a
     /// single attempt (faster on the rare key sets that need a retry, with
@@ -305,14 +351,35 @@ impl Plan {
     }
 
     fn checked(geometry: Geometry, num_keys: usize) -> Result<Plan, Error> {
-        band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
-        Ok(Plan {
+        let plan = Plan {
             geometry,
             num_keys: Some(num_keys),
             seed: 0,
             backend: None,
             max_seeds: 0,
-        })
+        };
+        plan.fits()?;
+        Ok(plan)
+    }
+
+    /// [`Error::TooLarge`] unless this platform can hold every buffer the
+    /// plan asks for: the filter (checked by [`Geometry::new`]) and
+    /// [`Plan::scratch_words`] words of scratch, in bytes at most
+    /// `isize::MAX`, the most one Rust slice or C object holds. On 32-bit
+    /// targets this refuses plans of more than about 2^26 keys, whose
+    /// scratch byte count would wrap `size_t` in C.
+    fn fits(&self) -> Result<(), Error> {
+        let system = band::scratch_words(&self.geometry).ok_or(Error::TooLarge)?;
+        let words = system
+            .checked_add(
+                band::sort_scratch_words(&self.geometry, self.num_keys.unwrap_or(0))
+                    .ok_or(Error::TooLarge)?,
+            )
+            .ok_or(Error::TooLarge)?;
+        if words > isize::MAX as usize / 8 {
+            return Err(Error::TooLarge);
+        }
+        Ok(())
     }
 
     /// `u64` words of scratch [`Plan::build`] needs: one or two words per
@@ -396,7 +463,8 @@ impl Plan {
 
     /// Payload bits (ICML words; the header is not counted).
     pub fn payload_bits(&self) -> u64 {
-        self.geometry.payload_bytes() as u64 * 8
+        // A geometry's payload bits fit in a u64 (`Geometry::new`).
+        (self.geometry.payload_bytes() as u64).saturating_mul(8)
     }
 
     /// FP rate of the columns in parts per trillion; see
@@ -413,15 +481,41 @@ impl Plan {
     /// which may have any alignment, and returns a view of them. Never
     /// allocates.
     ///
+    /// On every error the first [`HEADER_BYTES`](crate::HEADER_BYTES)
+    /// bytes of `out` (as many as it has) are zeroed, so that a filter
+    /// built there before never passes for the result of this build.
+    ///
     /// Standard kinds retry with the next seed when the system is
-    /// inconsistent, up to [`Plan::max_seeds`] seeds ([`MAX_SEEDS`]); on
-    /// failure the header bytes are zeroed so the buffer never passes for a
-    /// filter. Homogeneous builds never fail: they measure the filter's FP
-    /// excess ([`FilterRef::estimated_fp_ppt`]) and retry with the next seed
-    /// while it is above [`HOMOGENEOUS_EXCESS_LIMIT_PPM`] (about 1 build in
-    /// 20 at most, fewer for most sizes), keeping the best of
-    /// [`HOMOGENEOUS_SEEDS`] if none is below. The filter's seed is in its
-    /// header ([`FilterRef::seed`]).
+    /// inconsistent, up to [`Plan::max_seeds`] seeds ([`MAX_SEEDS`]). If
+    /// every seed fails, which honest key sets practically never do but
+    /// hashes crafted against known seeds can (see below), the build falls
+    /// back to a Homogeneous filter over the same slots and columns (same
+    /// length; [`FilterRef::kind`] tells), which holds any keys: every key
+    /// still answers yes, and the FP rate, likely a little above the
+    /// plan's, is measured as for any Homogeneous build. Only a
+    /// [`Plan::with_slots`] plan given more hashes than that Homogeneous
+    /// filter is sized for fails ([`Error::ConstructionFailed`]).
+    ///
+    /// Homogeneous builds never fail for lack of a solution: they measure
+    /// the filter's FP excess ([`FilterRef::estimated_fp_ppt`]) and retry
+    /// with the next seed while it is above [`HOMOGENEOUS_EXCESS_LIMIT_PPM`]
+    /// (about 1 build in 20 at most, fewer for most sizes), keeping the
+    /// best of [`HOMOGENEOUS_SEEDS`] if none is below. The filter's seed is
+    /// in its header ([`FilterRef::seed`]).
+    ///
+    /// # Untrusted keys
+    ///
+    /// The hashing constants are public, so whoever chooses the key hashes
+    /// and knows the seeds a build will try can craft hashes that crowd one
+    /// stretch of the ribbon: with the default seed 0, 150 such hashes per
+    /// seed exhaust all 64 seeds of a Standard build (which then falls
+    /// back as above) and raise a Homogeneous filter's FP rate locally.
+    /// Where keys come from untrusted parties, build with a seed drawn from
+    /// a secret random source ([`Plan::with_seed`]): the seed is mixed into
+    /// every hash before its start is drawn, so hashes crafted for other
+    /// seeds land like random keys. (This is no cryptographic guarantee;
+    /// the Standard fallback above keeps the build from failing either
+    /// way.)
     pub fn build<'a>(
         &self,
         hashes: &[u64],
@@ -441,6 +535,12 @@ impl Plan {
         scratch: &mut [u64],
         out: &mut [u8],
     ) -> Result<usize, Error> {
+        // A previous filter in this buffer must not survive a failed build,
+        // whatever the failure: the header goes first.
+        let header = out.len().min(HEADER_BYTES);
+        if let Some(header) = out.get_mut(..header) {
+            header.fill(0);
+        }
         if let Some(n) = self.num_keys
             && hashes.len() > n
         {
@@ -466,16 +566,53 @@ impl Plan {
             needed: len,
             given: out_len,
         })?;
-        // A previous filter in this buffer must not survive a failed build.
-        if let Some(header) = out.get_mut(..HEADER_BYTES) {
-            header.fill(0);
-        }
-        if self.geometry.kind.is_standard() {
-            self.build_standard(hashes, scratch, sort, out)?;
-        } else {
+        if !self.geometry.kind.is_standard() {
+            if self.num_keys.is_none() && hashes.len() > self.key_capacity() {
+                return Err(Error::TooManyKeys {
+                    limit: self.key_capacity() as u64,
+                    given: hashes.len() as u64,
+                });
+            }
             self.build_homogeneous(hashes, scratch, sort, out)?;
+        } else if !self.build_standard(hashes, scratch, sort, out)? {
+            // Every seed failed: degenerate or adversarial hashes. The same
+            // geometry as Homogeneous Ribbon holds them (no false negatives;
+            // its FP rate, measured, is in the header's kind's hands).
+            let fallback = self.homogeneous_fallback(hashes.len())?;
+            fallback.build_homogeneous(hashes, scratch, sort, out)?;
         }
         Ok(len)
+    }
+
+    /// The Homogeneous plan over this Standard plan's geometry that a build
+    /// falls back to when every seed fails, for `n` hashes:
+    /// [`Error::ConstructionFailed`] for a [`Plan::with_slots`] plan the
+    /// hashes overload even as Homogeneous Ribbon.
+    fn homogeneous_fallback(&self, n: usize) -> Result<Plan, Error> {
+        let g = &self.geometry;
+        let geometry = Geometry::new(
+            Kind::Homogeneous,
+            g.width,
+            g.num_blocks,
+            g.lower_columns,
+            g.upper_start_block,
+        )?;
+        let plan = Plan {
+            geometry,
+            max_seeds: self.max_seeds.min(HOMOGENEOUS_SEEDS),
+            ..*self
+        };
+        if self.num_keys.is_none() && n > plan.key_capacity() {
+            return Err(Error::ConstructionFailed);
+        }
+        Ok(plan)
+    }
+
+    /// The most hashes a Homogeneous [`Plan::with_slots`] build accepts:
+    /// one per slot. More keys than slots overload the whole ribbon, and the
+    /// filter would match almost every key.
+    fn key_capacity(&self) -> usize {
+        self.geometry.num_slots()
     }
 
     /// Standard builds: the first seed whose banding is consistent. Not
@@ -488,14 +625,14 @@ impl Plan {
         scratch: &mut [u64],
         sort: &mut [u64],
         out: &mut [u8],
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         for attempt in 0..self.max_seeds() {
             let seed = self.seed.wrapping_add(attempt);
             if self.band_and_solve(seed, hashes, scratch, sort, out)? {
-                return Ok(());
+                return Ok(true);
             }
         }
-        Err(Error::ConstructionFailed)
+        Ok(false)
     }
 
     /// Homogeneous builds: keep the first seed whose measured excess keeps
@@ -616,17 +753,18 @@ impl Plan {
         backend: Option<Backend>,
         max_seeds: u32,
     ) -> Result<Plan, Error> {
-        band::scratch_words(&geometry).ok_or(Error::TooLarge)?;
         if backend.is_some_and(|b| !b.is_available()) {
             return Err(Error::BackendUnavailable);
         }
-        Ok(Plan {
+        let plan = Plan {
             geometry,
             num_keys,
             seed,
             backend,
             max_seeds,
-        })
+        };
+        plan.fits()?;
+        Ok(plan)
     }
 
     /// The backend builds with this plan back-substitute with.
@@ -849,6 +987,12 @@ const STREAM_MARGIN_W_MILLI: u64 = 2_500;
 /// with `eps` the overhead planned for the geometry's columns and `keys`
 /// keys (the slots, for a plan of no key count).
 fn homogeneous_stream_capacity(g: &Geometry, keys: u64) -> usize {
+    homogeneous_keys(g, keys, STREAM_MARGIN_W_MILLI)
+}
+
+/// `m / (1 + eps + margin)`, `eps` for the geometry's columns and `keys`
+/// keys, `margin` in thousandths of `1 / w`.
+fn homogeneous_keys(g: &Geometry, keys: u64, margin_w_milli: u64) -> usize {
     let slots = g.num_slots() as u128;
     if slots == 0 {
         return 0;
@@ -857,7 +1001,7 @@ fn homogeneous_stream_capacity(g: &Geometry, keys: u64) -> usize {
         g.total_words().unwrap_or(0) as u128 * 1000,
         g.num_blocks as u128,
     ) as u64;
-    let eps_w = homogeneous_epsilon_w_milli(g.width, r_milli, keys) + STREAM_MARGIN_W_MILLI;
+    let eps_w = homogeneous_epsilon_w_milli(g.width, r_milli, keys) + margin_w_milli;
     let eps = per_width(g.width, eps_w);
     div(slots * u128::from(PPM), u128::from(PPM + eps)) as usize
 }
@@ -961,9 +1105,45 @@ pub(crate) const fn budget_words(
     if words > one_block { words } else { one_block }
 }
 
+/// The geometry of `blocks` blocks with the most of at most `words` words
+/// (and 64 columns per slot) whose columns these blocks can hold `num_keys`
+/// keys at ([`blocks_for`]), if any.
+fn densest_within(
+    kind: Kind,
+    width: Width,
+    num_keys: usize,
+    blocks: usize,
+    words: usize,
+) -> Option<Geometry> {
+    let fits = |w: usize| {
+        let r_milli = div(w as u128 * 1000, blocks as u128) as u64;
+        blocks_for(kind, width, num_keys, r_milli) <= blocks
+    };
+    // Binary search: more words need at least as many blocks.
+    let (mut lo, mut hi) = (blocks, words.min(blocks.checked_mul(MAX_COLUMNS as usize)?));
+    if lo > hi || !fits(lo) {
+        return None;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) { lo = mid } else { hi = mid - 1 }
+    }
+    split_words(kind, width, blocks, lo).ok()
+}
+
 /// See [`blocks_for`]: `examples/calibrate.rs homogeneous --keys 100`
 /// (and up to 10^4) shows key sets of filters of one to a few blocks.
 const MIN_FREE_SLOTS: u128 = 8;
+
+/// A sizing error of [`Plan::for_fp_rate`]: too many columns means the
+/// rate cannot be met; sizes past the address space stay
+/// [`Error::TooLarge`].
+fn fp_rate_error(e: Error) -> Error {
+    match e {
+        Error::TooLarge => Error::TooLarge,
+        _ => Error::InvalidFpRate,
+    }
+}
 
 /// Spreads `words` ICML words over `blocks` blocks: `lower` columns each,
 /// and the last `words % blocks` blocks one more. More than 64 columns per
@@ -976,7 +1156,9 @@ fn split_words(kind: Kind, width: Width, blocks: usize, words: usize) -> Result<
     if lower > MAX_COLUMNS as usize || (lower == MAX_COLUMNS as usize && upper > 0) {
         return Err(Error::InvalidBitsPerKey);
     }
-    Geometry::new(kind, width, blocks, lower as u32, blocks - upper)
+    Geometry::new(kind, width, blocks, lower as u32, blocks - upper)?
+        .check_native()
+        .map_err(|_| Error::InvalidBitsPerKey)
 }
 
 #[cfg(test)]

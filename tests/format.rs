@@ -177,6 +177,8 @@ fn random_bytes_never_panic() {
             bytes[6] = if bytes[6] & 1 == 0 { 64 } else { 128 };
             bytes[7] %= 70;
             bytes[12..16].fill(0);
+            // At most 2^40 keys.
+            bytes[21..24].fill(0);
             let blocks = bytes[24] % 8;
             let upper_start = bytes[32] % 10;
             bytes[24..40].fill(0);
