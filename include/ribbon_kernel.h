@@ -11,19 +11,32 @@
  * archive: cc app.c -Iinclude target/release/libribbon_kernel.a
  * The library needs nothing from the platform but memcpy, memmove, memset,
  * memcmp and bcmp (on 32-bit Arm also the __aeabi_memcpy and __aeabi_memclr
- * families, as newlib provides; tests/embedded/mem.c has all of them). It never allocates, never uses floating point, never
- * unwinds, and returns a status code instead of crashing on bad input.
+ * families, as newlib provides; tests/embedded/mem.c has all of them). It
+ * never allocates, does no floating-point arithmetic, never unwinds, and
+ * returns a status code instead of crashing on bad input.
  *
  * Memory: every buffer is the caller's. Plans, filter views and streaming
  * bandings are small opaque structs the caller allocates (on the stack is
  * fine). Scratch and filter buffers are plain arrays; the filter buffer may
  * have any alignment.
  *
+ * Overlap: a buffer or struct a function writes must not overlap anything
+ * else passed to the same call (other buffers, structs, the scratch a
+ * banding keeps); inputs that are only read may overlap each other. Every
+ * function compares the address ranges first and returns
+ * RIBBON_ERR_OVERLAP without writing anything. Empty buffers (length 0)
+ * overlap nothing; ranges that merely touch are fine.
+ *
  * SIMD: queries and builds use AVX2 / AVX-512 / NEON when the CPU has them
- * (detected at run time). Code running where vector registers must not be
- * touched (interrupt handlers, kernels without FPU save/restore) must call
- * ribbon_set_backend(RIBBON_BACKEND_SCALAR) first, or wrap calls in its
- * FPU/SIMD save-restore (e.g. kernel_fpu_begin/end on Linux).
+ * (detected at run time). The hosted x86_64 library uses SSE registers even
+ * with RIBBON_BACKEND_SCALAR forced (SSE2 is that target's baseline and the
+ * compiler copies, zeroes and vectorizes with it): call it only where SIMD
+ * use is allowed, e.g. between kernel_fpu_begin() and kernel_fpu_end() on
+ * Linux. Code that must not touch FPU/SIMD registers (kernels, interrupt
+ * handlers) links the library built with --target x86_64-unknown-none
+ * (soft-float) or, on Cortex-M, thumbv7em-none-eabihf; tests/embedded/run.sh
+ * checks that no code a C program links from either has an FPU/SIMD
+ * instruction. RIBBON_BACKEND_SCALAR only keeps calls off AVX2/AVX-512/NEON.
  *
  * Threads: all functions are reentrant. A view may be queried from many
  * threads at once. ribbon_set_backend is process-wide and affects views
@@ -128,7 +141,9 @@ typedef struct {
 #define RIBBON_ERR_OUTPUT_TOO_SMALL (-8)
 /** A batch output length differs from the number of hashes. */
 #define RIBBON_ERR_LENGTH_MISMATCH (-9)
-/** Standard Ribbon: every seed tried failed; the output is not a filter. */
+/** Standard Ribbon: every seed tried failed; the output is not a filter.
+ * Kept for the code table: ribbon_build no longer returns it, since it
+ * falls back to a Homogeneous filter when every seed fails. */
 #define RIBBON_ERR_CONSTRUCTION_FAILED (-10)
 /** The bytes do not start with the filter magic. */
 #define RIBBON_ERR_BAD_MAGIC (-11)
@@ -148,6 +163,9 @@ typedef struct {
 #define RIBBON_ERR_MISALIGNED (-18)
 /** A plan, filter or banding struct no init/open call filled in. */
 #define RIBBON_ERR_UNINITIALIZED (-19)
+/** Two buffers (or a buffer and a struct) passed to one call overlap and
+ * one of them is written (see "Overlap" above); nothing was written. */
+#define RIBBON_ERR_OVERLAP (-20)
 
 /* ---- Key hashing ----
  *
@@ -170,8 +188,10 @@ uint64_t ribbon_hash_key_with_seed(const uint8_t *key, size_t len, uint64_t seed
  * out[i] = ribbon_hash_key(keys[i], lens[i]) for each i < n. Returns
  * RIBBON_OK; RIBBON_ERR_NULL for a NULL array with n > 0 or a NULL keys[i]
  * with lens[i] > 0; RIBBON_ERR_MISALIGNED for an array not aligned for its
- * type (out: 8 bytes); RIBBON_ERR_TOO_LARGE for a size past PTRDIFF_MAX.
- * On error out is left untouched.
+ * type (out: 8 bytes); RIBBON_ERR_TOO_LARGE for a size past PTRDIFF_MAX;
+ * RIBBON_ERR_OVERLAP when out overlaps keys, lens or any key's bytes (the
+ * keys may overlap each other and the two arrays). On error out is left
+ * untouched.
  */
 int32_t ribbon_hash_keys(const uint8_t *const *keys, const size_t *lens, size_t n,
                          uint64_t *out);
@@ -339,8 +359,23 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
  * order; duplicates allowed) into out, using scratch as working memory.
  * Writes exactly ribbon_plan_filter_bytes(p) bytes at the start of out,
  * which may have any alignment; scratch and hashes must be 8-byte aligned.
- * scratch may be freed or reused once this returns. On failure the first
- * bytes of out are zeroed so they never pass for a filter.
+ * scratch may be freed or reused once this returns. hashes, scratch, out
+ * and *p must not overlap one another (RIBBON_ERR_OVERLAP).
+ *
+ * Standard kinds try up to 64 seeds. Should every one fail (hashes crafted
+ * against the public hashing constants and the known seeds can do that),
+ * the build writes a Homogeneous filter of the same length instead, which
+ * keeps every key at a slightly higher FP rate (ribbon_filter_kind tells;
+ * SECURITY.md has the details), so a plan made by ribbon_plan_init* never
+ * fails to build.
+ *
+ * On failure the first min(out_len, 40) bytes of out are zeroed, whatever
+ * the error, so that a filter built there before never passes for the
+ * result: ribbon_filter_open on out then fails. The only exceptions write
+ * nothing at all: out NULL (RIBBON_ERR_NULL), out_len past PTRDIFF_MAX
+ * (RIBBON_ERR_TOO_LARGE) and overlapping buffers (RIBBON_ERR_OVERLAP).
+ * Bytes of out past the first 40 may hold partial output after a failure;
+ * nothing past out_len is ever written.
  */
 int32_t ribbon_build(const ribbon_plan *p, const uint64_t *hashes, size_t n,
                      uint64_t *scratch, size_t scratch_words, uint8_t *out,
@@ -374,7 +409,11 @@ size_t ribbon_plan_banding_scratch_words(const ribbon_plan *p);
 /** Keys a banding accepts before RIBBON_ADD_FULL (0 for a bad plan). */
 uint64_t ribbon_plan_banding_capacity(const ribbon_plan *p);
 
-/** Starts a streaming build of plan p over scratch (8-byte aligned). */
+/**
+ * Starts a streaming build of plan p over scratch (8-byte aligned). b, p
+ * and scratch must not overlap one another (RIBBON_ERR_OVERLAP, which
+ * leaves b as it was); any other error leaves b uninitialized.
+ */
 int32_t ribbon_banding_init(ribbon_banding *b, const ribbon_plan *p,
                             uint64_t *scratch, size_t scratch_words);
 
@@ -386,8 +425,11 @@ uint64_t ribbon_banding_added(const ribbon_banding *b);
 
 /**
  * Writes the filter of the keys added (exactly ribbon_plan_filter_bytes(p)
- * bytes; out may have any alignment). On success the banding is spent and
- * its scratch free; on error nothing changes and a larger out may be given.
+ * bytes; out may have any alignment). out must not overlap the banding's
+ * scratch or *b (RIBBON_ERR_OVERLAP). On success the banding is spent and
+ * its scratch free. On error nothing is written, neither b nor any byte of
+ * out: the banding can be finished again (with a larger out, say), and
+ * whatever out held before is still there, so do not open it.
  */
 int32_t ribbon_banding_finish(ribbon_banding *b, uint8_t *out, size_t out_len);
 
@@ -397,7 +439,8 @@ int32_t ribbon_banding_finish(ribbon_banding *b, uint8_t *out, size_t out_len);
  * Validates len bytes as a serialized filter (untrusted input is fine: bad
  * bytes give an error, never a crash) and fills in the view f. The bytes
  * must stay alive and unchanged while f is used. len must be the exact
- * filter size.
+ * filter size. f must not lie inside the bytes (RIBBON_ERR_OVERLAP, which
+ * leaves f as it was); any other error leaves f uninitialized.
  */
 int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
 
@@ -405,7 +448,9 @@ int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
  * Reads the exact length of the serialized filter that starts at bytes from
  * its header (validated like ribbon_filter_open does, except that len may
  * be larger than the filter, e.g. a filter inside a larger block) into
- * *filter_len. len must cover at least the 40-byte header.
+ * *filter_len. len must cover at least the 40-byte header. On error
+ * *filter_len is 0, except for a filter_len inside the bytes
+ * (RIBBON_ERR_OVERLAP), which is not written.
  */
 int32_t ribbon_filter_size(const uint8_t *bytes, size_t len, size_t *filter_len);
 
@@ -421,7 +466,11 @@ size_t ribbon_filter_bytes(const ribbon_filter *f);
 /** 1 if hash may be in the set, 0 if it is not, a negative status on error. */
 int32_t ribbon_contains(const ribbon_filter *f, uint64_t hash);
 
-/** Writes 1 or 0 into out[i] for each hashes[i]; returns a status. */
+/**
+ * Writes 1 or 0 into out[i] for each hashes[i]; returns a status. out must
+ * not overlap hashes, *f or the filter bytes f was opened on
+ * (RIBBON_ERR_OVERLAP).
+ */
 int32_t ribbon_contains_batch(const ribbon_filter *f, const uint64_t *hashes,
                               size_t n, uint8_t *out);
 

@@ -2,11 +2,13 @@
 //! which is shown in full at the end of this page.
 #![allow(non_camel_case_types)]
 //!
-//! Every function validates its pointers and lengths, returns a status code
-//! and never panics or unwinds. Plans, filter views and streaming bandings
-//! live in caller-owned opaque structs of `uint64_t`; their contents are
-//! this module's business and carry a magic word and a check word, so that
-//! a struct that was never initialized is refused rather than trusted.
+//! Every function validates its pointers and lengths, refuses a written
+//! buffer that overlaps another argument (`RIBBON_ERR_OVERLAP`, before it
+//! writes anything), returns a status code and never panics or unwinds.
+//! Plans, filter views and streaming bandings live in caller-owned opaque
+//! structs of `uint64_t`; their contents are this module's business and
+//! carry a magic word and a check word, so that a struct that was never
+//! initialized is refused rather than trusted.
 //!
 //! # The header: `include/ribbon_kernel.h`
 #![doc = concat!("```c\n", include_str!("../include/ribbon_kernel.h"), "```")]
@@ -17,7 +19,7 @@ use crate::backend::Backend;
 use crate::band::{AddOutcome, Banding, BandingParts};
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
-use crate::layout::{Geometry, Header, Kind, Width};
+use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::plan::Plan;
 
 /// Opaque, caller-allocated plan (`ribbon_plan` in C).
@@ -76,6 +78,9 @@ pub const RIBBON_ERR_INVALID_ARGUMENT: i32 = -17;
 pub const RIBBON_ERR_MISALIGNED: i32 = -18;
 /// A plan or filter struct that no init/open call filled in.
 pub const RIBBON_ERR_UNINITIALIZED: i32 = -19;
+/// Two buffers (or a buffer and a struct) given to one call overlap and one
+/// of them is written; nothing was written.
+pub const RIBBON_ERR_OVERLAP: i32 = -20;
 /// `ribbon_set_backend` argument: return to the detected best backend.
 pub const RIBBON_BACKEND_AUTO: u32 = 0xffff_ffff;
 
@@ -296,6 +301,29 @@ unsafe fn c_slice_mut<'a, T>(ptr: *mut T, n: usize) -> Result<&'a mut [T], i32> 
     Ok(unsafe { core::slice::from_raw_parts_mut(checked.as_ptr().cast_mut(), n) })
 }
 
+/// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)`
+/// share an address. Empty ranges and NULL pointers never overlap (NULL is
+/// refused, or stands for an empty buffer, elsewhere); an end past the
+/// address space counts as its top. Compares addresses only: nothing is
+/// read and no reference is formed.
+fn overlaps<A, B>(a: *const A, a_bytes: usize, b: *const B, b_bytes: usize) -> bool {
+    if a.is_null() || b.is_null() || a_bytes == 0 || b_bytes == 0 {
+        return false;
+    }
+    let (a, b) = (a.addr(), b.addr());
+    a < b.saturating_add(b_bytes) && b < a.saturating_add(a_bytes)
+}
+
+/// The bytes `n` values of `T` take, for [`overlaps`]; 0 for a count no
+/// object can have (past `isize::MAX` bytes), which the caller refuses as
+/// too large before it makes a slice.
+fn span<T>(n: usize) -> usize {
+    match n.checked_mul(core::mem::size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => bytes,
+        _ => 0,
+    }
+}
+
 fn status(r: Result<(), Error>) -> i32 {
     match r {
         Ok(()) => RIBBON_OK,
@@ -494,10 +522,16 @@ pub extern "C" fn ribbon_max_banding_scratch_words(
 
 /// Builds a filter from `n` hashes into `out` (any alignment).
 ///
+/// Checks `out` first: a NULL `out`, an `out_len` past `isize::MAX` or
+/// overlapping buffers write nothing; every other failure zeroes the first
+/// `min(out_len, HEADER_BYTES)` bytes of `out` before anything else is
+/// checked, so that a filter built there before never outlives a failed
+/// build.
+///
 /// # Safety
 /// Each pointer is NULL or valid for its stated length: `hashes` readable
 /// for `n` words, `scratch` writable for `scratch_words` words, `out`
-/// writable for `out_len` bytes; the three regions do not overlap.
+/// writable for `out_len` bytes. Overlapping regions are refused.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_build(
     p: *const ribbon_plan,
@@ -508,6 +542,29 @@ pub unsafe extern "C" fn ribbon_build(
     out: *mut u8,
     out_len: usize,
 ) -> i32 {
+    if out.is_null() && out_len > 0 {
+        return RIBBON_ERR_NULL;
+    }
+    if out_len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    let (hashes_bytes, scratch_bytes) = (span::<u64>(n), span::<u64>(scratch_words));
+    let plan_bytes = core::mem::size_of::<ribbon_plan>();
+    if overlaps(hashes, hashes_bytes, scratch, scratch_bytes)
+        || overlaps(hashes, hashes_bytes, out, out_len)
+        || overlaps(scratch, scratch_bytes, out, out_len)
+        || overlaps(p, plan_bytes, scratch, scratch_bytes)
+        || overlaps(p, plan_bytes, out, out_len)
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
+    let header = out_len.min(HEADER_BYTES);
+    if header > 0 {
+        // SAFETY: `out` is non-NULL (`out_len > 0`) and writable for
+        // `out_len >= header` bytes per the contract; it overlaps no other
+        // argument, and nothing references it yet.
+        unsafe { core::ptr::write_bytes(out, 0, header) };
+    }
     // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
     let Some(p) = (unsafe { p.as_ref() }) else {
         return RIBBON_ERR_NULL;
@@ -521,26 +578,29 @@ pub unsafe extern "C" fn ribbon_build(
         Ok(h) => h,
         Err(code) => return code,
     };
-    if scratch.is_null() && scratch_words > 0 || out.is_null() && out_len > 0 {
+    if scratch.is_null() && scratch_words > 0 {
         return RIBBON_ERR_NULL;
     }
     if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
         return RIBBON_ERR_MISALIGNED;
     }
-    if scratch_words > isize::MAX as usize / 8 || out_len > isize::MAX as usize {
+    if scratch_words > isize::MAX as usize / 8 {
         return Error::TooLarge.code();
     }
     let scratch: &mut [u64] = if scratch_words == 0 {
         &mut []
     } else {
-        // SAFETY: non-NULL, aligned, writable for `scratch_words` words and
-        // not overlapping the other buffers, per the contract.
+        // SAFETY: non-NULL, aligned, at most `isize::MAX` bytes, writable
+        // for `scratch_words` words per the contract, and overlapping
+        // neither the hashes nor `out` (checked above).
         unsafe { core::slice::from_raw_parts_mut(scratch, scratch_words) }
     };
     let out: &mut [u8] = if out_len == 0 {
         &mut []
     } else {
-        // SAFETY: non-NULL, writable for `out_len` bytes, not overlapping.
+        // SAFETY: non-NULL, at most `isize::MAX` bytes, writable for
+        // `out_len` bytes per the contract, overlapping neither the hashes
+        // nor the scratch (checked above).
         unsafe { core::slice::from_raw_parts_mut(out, out_len) }
     };
     status(plan.build_in_place(hashes, scratch, out).map(|_| ()))
@@ -569,6 +629,8 @@ pub unsafe extern "C" fn ribbon_plan_banding_capacity(p: *const ribbon_plan) -> 
 }
 
 /// Starts a streaming build of plan `p` over the caller's scratch.
+/// `b`, `p` and the scratch must not overlap: that is refused before
+/// anything is written.
 ///
 /// # Safety
 /// `b` is NULL or writable; `p` is NULL or readable; `scratch` is NULL or
@@ -582,6 +644,17 @@ pub unsafe extern "C" fn ribbon_banding_init(
     scratch: *mut u64,
     scratch_words: usize,
 ) -> i32 {
+    let (banding_bytes, plan_bytes) = (
+        core::mem::size_of::<ribbon_banding>(),
+        core::mem::size_of::<ribbon_plan>(),
+    );
+    let scratch_bytes = span::<u64>(scratch_words);
+    if overlaps(b, banding_bytes, scratch, scratch_bytes)
+        || overlaps(b, banding_bytes, p, plan_bytes)
+        || overlaps(p, plan_bytes, scratch, scratch_bytes)
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
     // SAFETY: the caller passes NULL or a valid, writable `ribbon_banding`.
     let Some(b) = (unsafe { b.as_mut() }) else {
         return RIBBON_ERR_NULL;
@@ -605,7 +678,7 @@ pub unsafe extern "C" fn ribbon_banding_init(
         return Error::TooLarge.code();
     }
     // SAFETY: non-NULL, aligned and writable for `scratch_words` words per
-    // the contract.
+    // the contract, and apart from `b` and `p` (checked above).
     let rows = unsafe { core::slice::from_raw_parts_mut(scratch, scratch_words) };
     match plan.banding(rows) {
         Ok(banding) => {
@@ -660,11 +733,12 @@ pub unsafe extern "C" fn ribbon_banding_added(b: *const ribbon_banding) -> u64 {
 /// Back-substitutes the banding into `out` (any alignment): writes exactly
 /// `ribbon_plan_filter_bytes` bytes. On success the banding is spent (its
 /// struct reads as uninitialized) and the scratch free; on error nothing
-/// changes, so a larger `out` may be passed again.
+/// is written, neither `out` nor `b`, so a larger `out` may be passed
+/// again. An `out` overlapping the banding's scratch or `b` is refused.
 ///
 /// # Safety
 /// `b` as for `ribbon_banding_add`; `out` is NULL or writable for
-/// `out_len` bytes and does not overlap the scratch.
+/// `out_len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_banding_finish(
     b: *mut ribbon_banding,
@@ -676,7 +750,7 @@ pub unsafe extern "C" fn ribbon_banding_finish(
         return RIBBON_ERR_NULL;
     };
     // SAFETY: the banding's scratch is alive per the contract.
-    let (banding, _, _) = match unsafe { load_banding(b) } {
+    let (banding, scratch, words) = match unsafe { load_banding(b) } {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
@@ -686,11 +760,20 @@ pub unsafe extern "C" fn ribbon_banding_finish(
     if out_len > isize::MAX as usize {
         return Error::TooLarge.code();
     }
-    // SAFETY: non-NULL, writable for `out_len` bytes, not overlapping the
-    // scratch, per the contract.
+    let struct_bytes = core::mem::size_of::<ribbon_banding>();
+    if overlaps(out, out_len, scratch, span::<u64>(words))
+        || overlaps(out, out_len, core::ptr::from_ref(b), struct_bytes)
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
+    // SAFETY: non-NULL, at most `isize::MAX` bytes, writable for `out_len`
+    // bytes per the contract, and apart from the scratch and `b` (checked
+    // above).
     let out = unsafe { core::slice::from_raw_parts_mut(out, out_len) };
-    match banding.finish(out) {
-        Ok(_) => {
+    // `solve_into` fails only before it writes (`out` too short), which
+    // keeps "on error nothing is written" exact.
+    match banding.solve_into(out) {
+        Ok(()) => {
             b.opaque = [0; 16];
             RIBBON_OK
         }
@@ -698,7 +781,8 @@ pub unsafe extern "C" fn ribbon_banding_finish(
     }
 }
 
-/// Validates `len` bytes as a filter and fills in the view `f`.
+/// Validates `len` bytes as a filter and fills in the view `f`. A view
+/// inside the bytes it opens is refused before anything is written.
 ///
 /// # Safety
 /// `f` is NULL or writable; `bytes` is NULL or readable for `len` bytes.
@@ -709,6 +793,14 @@ pub unsafe extern "C" fn ribbon_filter_open(
     bytes: *const u8,
     len: usize,
 ) -> i32 {
+    if overlaps(
+        f,
+        core::mem::size_of::<ribbon_filter>(),
+        bytes,
+        span::<u8>(len),
+    ) {
+        return RIBBON_ERR_OVERLAP;
+    }
     // SAFETY: the caller passes NULL or a valid, writable `ribbon_filter`.
     let Some(f) = (unsafe { f.as_mut() }) else {
         return RIBBON_ERR_NULL;
@@ -749,7 +841,9 @@ pub unsafe extern "C" fn ribbon_contains(f: *const ribbon_filter, hash: u64) -> 
     }
 }
 
-/// Queries `n` hashes, writing 1 or 0 per hash into `out`.
+/// Queries `n` hashes, writing 1 or 0 per hash into `out`. An `out`
+/// overlapping the hashes, the view's filter bytes or `f` is refused before
+/// anything is written.
 ///
 /// # Safety
 /// `f` as for `ribbon_contains`; `hashes` NULL or readable for `n` words;
@@ -778,7 +872,20 @@ pub unsafe extern "C" fn ribbon_contains_batch(
     if n == 0 {
         return RIBBON_OK;
     }
-    // SAFETY: writable for `n` bytes per the contract.
+    let filter = view.as_bytes();
+    if overlaps(out, n, hashes.as_ptr(), core::mem::size_of_val(hashes))
+        || overlaps(out, n, filter.as_ptr(), filter.len())
+        || overlaps(
+            out,
+            n,
+            core::ptr::from_ref(f),
+            core::mem::size_of::<ribbon_filter>(),
+        )
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
+    // SAFETY: writable for `n` bytes per the contract, and apart from the
+    // hashes, the filter and `f` (checked above).
     let bytes = match unsafe { c_slice_mut(out, n) } {
         Ok(bytes) => bytes,
         Err(code) => return code,
@@ -907,9 +1014,9 @@ const fn parse_u32(text: &str) -> u32 {
     value
 }
 
-/// The value of `#define NAME <decimal>` in `text` (compile-time helper).
-const fn header_define(text: &str, name: &str) -> u32 {
-    let (text, name) = (text.as_bytes(), name.as_bytes());
+/// Where the value of `#define NAME ` starts in `text` (compile-time
+/// helper; a missing macro fails the build).
+const fn define_value_at(text: &[u8], name: &[u8]) -> usize {
     let prefix = b"#define ";
     let mut at = 0;
     while at + prefix.len() + name.len() < text.len() {
@@ -930,18 +1037,53 @@ const fn header_define(text: &str, name: &str) -> u32 {
             i += 1;
         }
         if matches {
-            let (value, digits) = decimal_at(text, at + prefix.len() + name.len() + 1);
-            assert!(digits > 0);
-            return value;
+            return at + prefix.len() + name.len() + 1;
         }
         at += 1;
     }
-    panic!("a version macro is missing from include/ribbon_kernel.h")
+    panic!("a macro the ABI checks is missing from include/ribbon_kernel.h")
 }
+
+/// The value of `#define NAME <decimal>` in `text` (compile-time helper).
+const fn header_define(text: &str, name: &str) -> u32 {
+    let text = text.as_bytes();
+    let (value, digits) = decimal_at(text, define_value_at(text, name.as_bytes()));
+    assert!(digits > 0);
+    value
+}
+
+/// The value of `#define NAME 0` or `#define NAME (-<decimal>)` in `text`:
+/// a status code (compile-time helper).
+const fn header_status(text: &str, name: &str) -> i32 {
+    let text = text.as_bytes();
+    let at = define_value_at(text, name.as_bytes());
+    if at + 2 < text.len() && text[at] == b'(' && text[at + 1] == b'-' {
+        let (value, digits) = decimal_at(text, at + 2);
+        assert!(digits > 0 && at + 2 + digits < text.len() && text[at + 2 + digits] == b')');
+        -(value as i32)
+    } else {
+        let (value, digits) = decimal_at(text, at);
+        assert!(digits > 0);
+        value as i32
+    }
+}
+
+// The status codes only the C ABI has (the others are `Error::code`, which
+// tests/c_abi.rs compares with the header) must match the header too.
+const _: () = {
+    assert!(header_status(HEADER, "RIBBON_OK") == RIBBON_OK);
+    assert!(header_status(HEADER, "RIBBON_ERR_NULL") == RIBBON_ERR_NULL);
+    assert!(header_status(HEADER, "RIBBON_ERR_INVALID_ARGUMENT") == RIBBON_ERR_INVALID_ARGUMENT);
+    assert!(header_status(HEADER, "RIBBON_ERR_MISALIGNED") == RIBBON_ERR_MISALIGNED);
+    assert!(header_status(HEADER, "RIBBON_ERR_UNINITIALIZED") == RIBBON_ERR_UNINITIALIZED);
+    assert!(header_status(HEADER, "RIBBON_ERR_OVERLAP") == RIBBON_ERR_OVERLAP);
+};
 
 /// Reads the exact length of the serialized filter starting at `bytes`
 /// from its header into `*filter_len` (the header is validated; `len` may
-/// exceed the filter, as when it sits in a larger block).
+/// exceed the filter, as when it sits in a larger block). `*filter_len` is
+/// 0 after an error, except that a `filter_len` inside the bytes is
+/// refused without writing it.
 ///
 /// # Safety
 /// `bytes` is NULL or readable for `len` bytes; `filter_len` is NULL or
@@ -952,7 +1094,16 @@ pub unsafe extern "C" fn ribbon_filter_size(
     len: usize,
     filter_len: *mut usize,
 ) -> i32 {
-    // SAFETY: the caller passes NULL or a writable `size_t`.
+    if overlaps(
+        filter_len,
+        core::mem::size_of::<usize>(),
+        bytes,
+        span::<u8>(len),
+    ) {
+        return RIBBON_ERR_OVERLAP;
+    }
+    // SAFETY: the caller passes NULL or a writable `size_t`, here apart
+    // from the bytes (checked above).
     let Some(out) = (unsafe { filter_len.as_mut() }) else {
         return RIBBON_ERR_NULL;
     };
@@ -1041,6 +1192,7 @@ pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
         RIBBON_ERR_INVALID_ARGUMENT => c"unknown kind, width or backend",
         RIBBON_ERR_MISALIGNED => c"uint64_t pointer not 8-byte aligned",
         RIBBON_ERR_UNINITIALIZED => c"plan, filter or banding struct not initialized",
+        RIBBON_ERR_OVERLAP => c"buffers overlap",
         code => match Error::ALL.iter().find(|e| e.code() == code) {
             Some(e) => e.message(),
             None => c"unknown status",
@@ -1088,12 +1240,14 @@ pub unsafe extern "C" fn ribbon_hash_key_with_seed(key: *const u8, len: usize, s
 
 /// `out[i] = ribbon_hash_key(keys[i], lens[i])` for `i < n`. Checks every
 /// key before it writes: a NULL array (with `n > 0`) or a NULL key with a
-/// nonzero length is `RIBBON_ERR_NULL` and leaves `out` untouched.
+/// nonzero length is `RIBBON_ERR_NULL`, and an `out` overlapping `keys`,
+/// `lens` or a key's bytes `RIBBON_ERR_OVERLAP`; both leave `out`
+/// untouched. Keys may overlap each other and the two arrays.
 ///
 /// # Safety
 /// `keys` and `lens` are NULL or readable for `n` entries, `out` NULL or
-/// writable for `n` words and not overlapping them; each `keys[i]` is NULL
-/// or readable for `lens[i]` bytes.
+/// writable for `n` words; each `keys[i]` is NULL or readable for
+/// `lens[i]` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_hash_keys(
     keys: *const *const u8,
@@ -1106,8 +1260,15 @@ pub unsafe extern "C" fn ribbon_hash_keys(
         (Ok(keys), Ok(lens)) => (keys, lens),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    // SAFETY: writable for `n` words and not overlapping the inputs, per
-    // the contract.
+    let out_bytes = span::<u64>(n);
+    if overlaps(out, out_bytes, keys.as_ptr(), core::mem::size_of_val(keys))
+        || overlaps(out, out_bytes, lens.as_ptr(), core::mem::size_of_val(lens))
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
+    // SAFETY: writable for `n` words per the contract, and apart from the
+    // two arrays (checked above); no key's bytes are referenced before the
+    // loop below has checked them against it.
     let out = match unsafe { c_slice_mut(out, n) } {
         Ok(out) => out,
         Err(code) => return code,
@@ -1119,10 +1280,14 @@ pub unsafe extern "C" fn ribbon_hash_keys(
         if len > isize::MAX as usize {
             return Error::TooLarge.code();
         }
+        if overlaps(key, len, out.as_ptr(), core::mem::size_of_val(out)) {
+            return RIBBON_ERR_OVERLAP;
+        }
     }
     for ((hash, &key), &len) in out.iter_mut().zip(keys).zip(lens) {
         // SAFETY: `key` is NULL only with length 0, else readable for
-        // `len` bytes per the contract.
+        // `len` bytes per the contract and apart from `out` (checked
+        // above).
         *hash = crate::key_hash::hash_key(unsafe { key_bytes(key, len) });
     }
     RIBBON_OK

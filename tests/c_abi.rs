@@ -218,4 +218,36 @@ fn header_matches_rust_constants() {
     assert_eq!(define("RIBBON_WIDTH_64"), 64);
     assert_eq!(define("RIBBON_WIDTH_128"), 128);
     assert_eq!(define("RIBBON_OK"), 0);
+    // The codes only the C ABI has (src/ffi.rs checks its constants against
+    // the header at compile time); they are ABI and never change.
+    let ffi_only = [
+        ("RIBBON_ERR_NULL", -1),
+        ("RIBBON_ERR_INVALID_ARGUMENT", -17),
+        ("RIBBON_ERR_MISALIGNED", -18),
+        ("RIBBON_ERR_UNINITIALIZED", -19),
+        ("RIBBON_ERR_OVERLAP", -20),
+    ];
+    for (name, code) in ffi_only {
+        assert_eq!(define(name), code, "{name}");
+    }
+    // The header defines exactly these codes, each with its own value.
+    let mut expected: BTreeSet<String> = ffi_only.iter().map(|(n, _)| n.to_string()).collect();
+    for e in Error::ALL {
+        let debug = format!("{e:?}");
+        let variant = debug.split([' ', '{']).next().unwrap();
+        expected.insert(format!("RIBBON_ERR_{}", upper_snake(variant)));
+    }
+    let defined: BTreeSet<String> = header
+        .lines()
+        .filter(|l| l.starts_with("#define RIBBON_ERR_"))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(defined, expected);
+    let values: BTreeSet<i64> = defined.iter().map(|n| define(n)).collect();
+    assert_eq!(
+        values.len(),
+        defined.len(),
+        "two status codes share a value"
+    );
 }

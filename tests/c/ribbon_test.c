@@ -32,7 +32,9 @@ STATIC_ASSERT(RIBBON_WIDTH_64 == 64 && RIBBON_WIDTH_128 == 128, "widths");
 STATIC_ASSERT(RIBBON_BACKEND_SCALAR == 0 && RIBBON_BACKEND_AVX2 == 1 && RIBBON_BACKEND_AVX512 == 2 &&
                   RIBBON_BACKEND_NEON == 3 && RIBBON_BACKEND_PORTABLE == 4,
               "backend codes");
-STATIC_ASSERT(RIBBON_OK == 0 && RIBBON_ERR_NULL == -1 && RIBBON_ERR_UNINITIALIZED == -19, "status codes");
+STATIC_ASSERT(RIBBON_OK == 0 && RIBBON_ERR_NULL == -1 && RIBBON_ERR_MISALIGNED == -18 &&
+                  RIBBON_ERR_UNINITIALIZED == -19 && RIBBON_ERR_OVERLAP == -20,
+              "status codes");
 
 static int failures = 0;
 
@@ -290,6 +292,10 @@ static void check_errors(void) {
         int32_t s;
         for (s = -25; s <= 1; s++) {
             CHECK(ribbon_status_str(s) != NULL && strlen(ribbon_status_str(s)) > 0);
+            /* Every defined code, RIBBON_ERR_OVERLAP the last, has its own text. */
+            if (s >= RIBBON_ERR_OVERLAP && s <= RIBBON_OK) {
+                CHECK(strcmp(ribbon_status_str(s), ribbon_status_str(-1000)) != 0);
+            }
         }
     }
 }
@@ -585,6 +591,355 @@ static void check_key_hash(void) {
     printf("key hashes: pinned XXH3-64 values and the batch\n");
 }
 
+/* Fills n words with a pattern, so that "nothing was written" can be checked. */
+static void fill_pattern(uint64_t *words, size_t n, uint64_t seed) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        words[i] = splitmix(&seed);
+    }
+}
+
+/* The members of keys[0..n) the filter in bytes misses (n + 1 if it does
+ * not open). */
+static size_t missing_members(const uint8_t *bytes, size_t len, const uint64_t *keys, size_t n) {
+    ribbon_filter view;
+    size_t i, missing = 0;
+    if (ribbon_filter_open(&view, bytes, len) != RIBBON_OK) {
+        return n + 1;
+    }
+    for (i = 0; i < n; i++) {
+        missing += ribbon_contains(&view, keys[i]) != 1;
+    }
+    return missing;
+}
+
+/* ribbon_build with overlapping buffers must answer RIBBON_ERR_OVERLAP; the
+ * members an accepted build lost say why. */
+static void check_overlapping_build(const ribbon_plan *plan, const uint64_t *hashes, size_t n, uint64_t *scratch,
+                                    size_t words, uint8_t *out, size_t bytes, const uint64_t *keys, int line) {
+    int32_t st = ribbon_build(plan, hashes, n, scratch, words, out, bytes);
+    if (st != RIBBON_ERR_OVERLAP) {
+        fprintf(stderr, "%s:%d: overlapping ribbon_build returned %d (%s)", __FILE__, line, (int)st,
+                ribbon_status_str(st));
+        if (st == RIBBON_OK) {
+            fprintf(stderr, ", %lu of %lu members missing", (unsigned long)missing_members(out, bytes, keys, n),
+                    (unsigned long)n);
+        }
+        fprintf(stderr, "\n");
+        failures++;
+    }
+}
+
+/* Buffers that overlap are refused with RIBBON_ERR_OVERLAP before anything
+ * is written (they once gave RIBBON_OK and a filter missing members);
+ * buffers that only touch, and empty ones, are fine. */
+static void check_overlap(void) {
+    const size_t n = 5000;
+    uint64_t *keys = random_hashes(2024, n);
+    ribbon_plan plan, *plan_copy;
+    ribbon_filter view, *view_copy;
+    ribbon_banding banding, *banding_copy;
+    size_t words, band_words, bytes, arena_words, i, filter_len = 7;
+    uint64_t *arena, *snapshot, *scratch;
+    uint8_t *out, *filter;
+    const uint8_t **key_ptrs;
+    size_t *key_lens;
+    uint64_t key_hashes[4];
+    void *block;
+
+    CHECK_STATUS(ribbon_plan_init(&plan, RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_64, n, 7700), RIBBON_OK);
+    words = ribbon_plan_scratch_words(&plan);
+    band_words = ribbon_plan_banding_scratch_words(&plan);
+    bytes = ribbon_plan_filter_bytes(&plan);
+    arena_words = n + words + bytes / 8 + 64;
+    arena = (uint64_t *)malloc(arena_words * sizeof(uint64_t));
+    snapshot = (uint64_t *)malloc(arena_words * sizeof(uint64_t));
+    scratch = (uint64_t *)malloc(words * sizeof(uint64_t));
+    out = (uint8_t *)malloc(bytes + 64);
+    if (!arena || !snapshot || !scratch || !out) {
+        abort();
+    }
+#define ARENA_SAVE() memcpy(snapshot, arena, arena_words * sizeof(uint64_t))
+#define ARENA_UNCHANGED() (memcmp(snapshot, arena, arena_words * sizeof(uint64_t)) == 0)
+
+    /* ribbon_build: scratch over the first 16 bytes of out. */
+    fill_pattern(arena, arena_words, 1);
+    ARENA_SAVE();
+    check_overlapping_build(&plan, keys, n, arena, words, (uint8_t *)(arena + words - 2), bytes, keys, __LINE__);
+    CHECK(ARENA_UNCHANGED());
+    /* The last 16 bytes of out over the start of scratch. */
+    check_overlapping_build(&plan, keys, n, arena + bytes / 8 + 2, words,
+                            (uint8_t *)(arena + bytes / 8 + 2) - (bytes - 16), bytes, keys, __LINE__);
+    CHECK(ARENA_UNCHANGED());
+    /* scratch and out at the same address. */
+    check_overlapping_build(&plan, keys, n, arena, words, (uint8_t *)arena, bytes, keys, __LINE__);
+    CHECK(ARENA_UNCHANGED());
+    /* hashes over the start of scratch, out elsewhere: out is not zeroed. */
+    memcpy(arena, keys, n * sizeof(uint64_t));
+    ARENA_SAVE();
+    memset(out, 0xa5, bytes);
+    check_overlapping_build(&plan, arena, n, arena + 36, words, out, bytes, keys, __LINE__);
+    CHECK(ARENA_UNCHANGED());
+    CHECK(out[0] == 0xa5 && out[39] == 0xa5);
+    /* hashes over out, at an odd address. */
+    check_overlapping_build(&plan, arena, n, scratch, words, (uint8_t *)(arena + n - 1) + 3, bytes, keys, __LINE__);
+    CHECK(ARENA_UNCHANGED());
+    /* out or scratch over the plan struct. */
+    plan_copy = (ribbon_plan *)(arena + n);
+    memcpy(plan_copy, &plan, sizeof plan);
+    ARENA_SAVE();
+    CHECK_STATUS(ribbon_build(plan_copy, keys, n, scratch, words, (uint8_t *)(arena + n) + 8, bytes),
+                 RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_build(plan_copy, keys, n, arena + n + 7, words, out, bytes), RIBBON_ERR_OVERLAP);
+    CHECK(ARENA_UNCHANGED());
+    /* Empty buffers never overlap: no hashes at the scratch's address. */
+    CHECK_STATUS(ribbon_build(&plan, arena, 0, arena, words, out, bytes), RIBBON_OK);
+    CHECK(missing_members(out, bytes, keys, 0) == 0);
+    /* Touching is not overlapping: hashes, scratch and out back to back,
+     * out right after scratch. The filter has every member. */
+    memcpy(arena, keys, n * sizeof(uint64_t));
+    CHECK_STATUS(ribbon_build(&plan, arena, n, arena + n, words, (uint8_t *)(arena + n + words), bytes),
+                 RIBBON_OK);
+    filter = (uint8_t *)(arena + n + words);
+    CHECK(missing_members(filter, bytes, keys, n) == 0);
+
+    /* ribbon_contains_batch: answers over the hashes, the filter bytes or
+     * the view struct. */
+    CHECK_STATUS(ribbon_filter_open(&view, filter, bytes), RIBBON_OK);
+    ARENA_SAVE();
+    CHECK_STATUS(ribbon_contains_batch(&view, arena, n, (uint8_t *)arena), RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_contains_batch(&view, arena, n, (uint8_t *)(arena + n - 1) + 7), RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_contains_batch(&view, keys, n, filter + bytes - 1), RIBBON_ERR_OVERLAP);
+    CHECK(ARENA_UNCHANGED());
+    view_copy = (ribbon_filter *)out;
+    memcpy(view_copy, &view, sizeof view);
+    CHECK_STATUS(ribbon_contains_batch(view_copy, keys, 16, out + 8), RIBBON_ERR_OVERLAP);
+    CHECK(memcmp(view_copy, &view, sizeof view) == 0);
+    CHECK_STATUS(ribbon_contains_batch(&view, arena, 0, (uint8_t *)arena), RIBBON_OK);
+    CHECK_STATUS(ribbon_contains_batch(&view, arena, n, (uint8_t *)(arena + n)), RIBBON_OK);
+    for (i = 0; i < n; i++) {
+        CHECK(((uint8_t *)(arena + n))[i] == 1);
+    }
+
+    /* ribbon_filter_open and ribbon_filter_size: the struct or the length
+     * written inside the (read-only) filter bytes. */
+    memcpy(arena, filter, bytes);
+    ARENA_SAVE();
+    CHECK_STATUS(ribbon_filter_open((ribbon_filter *)(arena + 2), (const uint8_t *)arena, bytes),
+                 RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_filter_size((const uint8_t *)arena, bytes, (size_t *)(arena + 4)), RIBBON_ERR_OVERLAP);
+    CHECK(ARENA_UNCHANGED());
+    CHECK_STATUS(ribbon_filter_size((const uint8_t *)arena, bytes, &filter_len), RIBBON_OK);
+    CHECK(filter_len == bytes);
+
+    /* Streaming: the struct inside its scratch; out over the scratch or
+     * over the struct. */
+    fill_pattern(arena, arena_words, 2);
+    ARENA_SAVE();
+    CHECK_STATUS(ribbon_banding_init((ribbon_banding *)(arena + 10), &plan, arena, band_words),
+                 RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_banding_init((ribbon_banding *)arena, (const ribbon_plan *)(arena + 8), arena + 32,
+                                     band_words),
+                 RIBBON_ERR_OVERLAP);
+    CHECK(ARENA_UNCHANGED());
+    CHECK_STATUS(ribbon_banding_init(&banding, &plan, arena, band_words), RIBBON_OK);
+    for (i = 0; i < 1000; i++) {
+        int32_t r = ribbon_banding_add(&banding, keys[i]);
+        CHECK(r == RIBBON_ADD_INSERTED || r == RIBBON_ADD_REDUNDANT);
+    }
+    ARENA_SAVE();
+    CHECK_STATUS(ribbon_banding_finish(&banding, (uint8_t *)(arena + band_words - 1), bytes),
+                 RIBBON_ERR_OVERLAP);
+    CHECK(ARENA_UNCHANGED());
+    banding_copy = (ribbon_banding *)out;
+    memcpy(banding_copy, &banding, sizeof banding);
+    CHECK_STATUS(ribbon_banding_finish(banding_copy, out + 64, bytes - 64), RIBBON_ERR_OVERLAP);
+    CHECK(memcmp(banding_copy, &banding, sizeof banding) == 0);
+    CHECK(ribbon_banding_added(&banding) == 1000);
+    /* Touching the scratch is fine, and the banding was not spent. */
+    CHECK_STATUS(ribbon_banding_finish(&banding, (uint8_t *)(arena + band_words), bytes), RIBBON_OK);
+    CHECK(missing_members((uint8_t *)(arena + band_words), bytes, keys, 1000) == 0);
+
+    /* ribbon_hash_keys: out over the keys array, the lens array or a
+     * key's bytes. Keys may overlap anything read-only. */
+    block = malloc(16 * sizeof(uint64_t));
+    if (!block) {
+        abort();
+    }
+    key_ptrs = (const uint8_t **)block;
+    key_ptrs[0] = (const uint8_t *)"abc";
+    key_ptrs[1] = (const uint8_t *)block; /* the array's own bytes */
+    key_lens = (size_t *)((uint64_t *)block + 8);
+    key_lens[0] = 3;
+    key_lens[1] = 2 * sizeof(void *);
+    CHECK_STATUS(ribbon_hash_keys(key_ptrs, key_lens, 2, (uint64_t *)block + 1), RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_hash_keys(key_ptrs, key_lens, 2, (uint64_t *)block + 7), RIBBON_ERR_OVERLAP);
+    CHECK(key_ptrs[1] == (const uint8_t *)block && key_lens[0] == 3);
+    key_hashes[0] = 7;
+    key_hashes[1] = 8;
+    key_hashes[2] = 9;
+    key_ptrs[1] = (const uint8_t *)(key_hashes + 2);
+    key_lens[1] = 8;
+    CHECK_STATUS(ribbon_hash_keys(key_ptrs, key_lens, 2, key_hashes + 1), RIBBON_ERR_OVERLAP);
+    CHECK(key_hashes[0] == 7 && key_hashes[1] == 8 && key_hashes[2] == 9);
+    key_ptrs[1] = (const uint8_t *)key_lens;
+    key_lens[1] = sizeof(size_t);
+    CHECK_STATUS(ribbon_hash_keys(key_ptrs, key_lens, 2, key_hashes), RIBBON_OK);
+    CHECK(key_hashes[0] == 0x78af5f94892f3950ull);
+    CHECK(key_hashes[1] == ribbon_hash_key((const uint8_t *)key_lens, sizeof(size_t)));
+    CHECK(key_hashes[2] == 9);
+    free(block);
+#undef ARENA_SAVE
+#undef ARENA_UNCHANGED
+
+    free(keys);
+    free(arena);
+    free(snapshot);
+    free(scratch);
+    free(out);
+    printf("overlapping buffers: refused before anything was written\n");
+}
+
+/* A failed build never leaves a filter behind: out held a valid filter,
+ * and after each failure its first min(out_len, 40) bytes are zero and it
+ * no longer opens. Only NULL out, an impossible out_len and overlapping
+ * buffers leave out untouched. */
+static void check_failed_build_leaves_no_filter(void) {
+    const size_t n = 3000;
+    uint64_t *keys = random_hashes(303, n + 1);
+    ribbon_plan plan, garbage;
+    ribbon_filter view;
+    size_t words, bytes, i, zeroed;
+    uint64_t *scratch;
+    uint8_t *out, *saved;
+    int c;
+
+    CHECK_STATUS(ribbon_plan_init(&plan, RIBBON_KIND_STANDARD, RIBBON_WIDTH_64, n, 7700), RIBBON_OK);
+    memset(&garbage, 0xab, sizeof garbage);
+    words = ribbon_plan_scratch_words(&plan);
+    bytes = ribbon_plan_filter_bytes(&plan);
+    scratch = (uint64_t *)malloc((words + 1) * sizeof(uint64_t));
+    out = (uint8_t *)malloc(bytes + 8);
+    saved = (uint8_t *)malloc(bytes + 8);
+    if (!scratch || !out || !saved) {
+        abort();
+    }
+    for (c = 0; c < 12; c++) {
+        int32_t st = RIBBON_OK, expected = RIBBON_OK;
+        size_t out_len = bytes;
+        memset(out, 0x5a, bytes + 8);
+        CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, words, out, bytes), RIBBON_OK);
+        CHECK(missing_members(out, bytes, keys, n) == 0);
+        memcpy(saved, out, bytes + 8);
+        switch (c) {
+        case 0: /* one word of scratch too little */
+            expected = RIBBON_ERR_SCRATCH_TOO_SMALL;
+            st = ribbon_build(&plan, keys, n, scratch, words - 1, out, out_len);
+            break;
+        case 1: /* misaligned scratch */
+            expected = RIBBON_ERR_MISALIGNED;
+            st = ribbon_build(&plan, keys, n, (uint64_t *)((char *)scratch + 1), words, out, out_len);
+            break;
+        case 2: /* a plan no init call filled in */
+            expected = RIBBON_ERR_UNINITIALIZED;
+            st = ribbon_build(&garbage, keys, n, scratch, words, out, out_len);
+            break;
+        case 3: /* NULL hashes with n > 0 */
+            expected = RIBBON_ERR_NULL;
+            st = ribbon_build(&plan, NULL, n, scratch, words, out, out_len);
+            break;
+        case 4: /* NULL plan */
+            expected = RIBBON_ERR_NULL;
+            st = ribbon_build(NULL, keys, n, scratch, words, out, out_len);
+            break;
+        case 5: /* misaligned hashes */
+            expected = RIBBON_ERR_MISALIGNED;
+            st = ribbon_build(&plan, (const uint64_t *)((const char *)keys + 4), n - 1, scratch, words, out,
+                              out_len);
+            break;
+        case 6: /* NULL scratch */
+            expected = RIBBON_ERR_NULL;
+            st = ribbon_build(&plan, keys, n, NULL, words, out, out_len);
+            break;
+        case 7: /* more keys than planned */
+            expected = RIBBON_ERR_TOO_MANY_KEYS;
+            st = ribbon_build(&plan, keys, n + 1, scratch, words, out, out_len);
+            break;
+        case 8: /* out one byte short */
+            expected = RIBBON_ERR_OUTPUT_TOO_SMALL;
+            out_len = bytes - 1;
+            st = ribbon_build(&plan, keys, n, scratch, words, out, out_len);
+            break;
+        case 9: /* a scratch length no object has */
+            expected = RIBBON_ERR_TOO_LARGE;
+            st = ribbon_build(&plan, keys, n, scratch, (size_t)-1, out, out_len);
+            break;
+        case 10: /* out shorter than the header: all of it is zeroed */
+            expected = RIBBON_ERR_UNINITIALIZED;
+            out_len = 10;
+            st = ribbon_build(&garbage, keys, n, scratch, words, out, out_len);
+            break;
+        default: /* out of 40 bytes and too little scratch */
+            expected = RIBBON_ERR_SCRATCH_TOO_SMALL;
+            out_len = 40;
+            st = ribbon_build(&plan, keys, n, scratch, words - 1, out, out_len);
+            break;
+        }
+        if (st != expected) {
+            fprintf(stderr, "failed build case %d: status %d (%s), expected %d\n", c, (int)st,
+                    ribbon_status_str(st), (int)expected);
+            failures++;
+        }
+        zeroed = out_len < 40 ? out_len : 40;
+        for (i = 0; i < zeroed; i++) {
+            if (out[i] != 0) {
+                fprintf(stderr, "failed build case %d: out[%lu] = %u, not zeroed\n", c, (unsigned long)i,
+                        (unsigned)out[i]);
+                failures++;
+                break;
+            }
+        }
+        /* Nothing past out_len is written. */
+        CHECK(memcmp(out + out_len, saved + out_len, bytes + 8 - out_len) == 0);
+        if (ribbon_filter_open(&view, out, bytes) != RIBBON_ERR_BAD_MAGIC) {
+            fprintf(stderr, "failed build case %d: out still opens as a filter\n", c);
+            failures++;
+        }
+    }
+
+    /* The exceptions: nothing is written. */
+    CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, words, out, bytes), RIBBON_OK);
+    memcpy(saved, out, bytes);
+    CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, words, out, (size_t)-1), RIBBON_ERR_TOO_LARGE);
+    CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, words, NULL, bytes), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_build(&plan, (const uint64_t *)out + 5, 1, scratch, words, out, bytes),
+                 RIBBON_ERR_OVERLAP);
+    CHECK(memcmp(saved, out, bytes) == 0);
+    CHECK(missing_members(out, bytes, keys, n) == 0);
+
+    /* ribbon_banding_finish changes nothing on error: out keeps its bytes. */
+    {
+        ribbon_banding b;
+        size_t band_words = ribbon_plan_banding_scratch_words(&plan);
+        CHECK_STATUS(ribbon_banding_init(&b, &plan, scratch, band_words), RIBBON_OK);
+        for (i = 0; i < 100; i++) {
+            int32_t r = ribbon_banding_add(&b, keys[i]);
+            CHECK(r == RIBBON_ADD_INSERTED || r == RIBBON_ADD_REDUNDANT);
+        }
+        CHECK_STATUS(ribbon_banding_finish(&b, out, bytes - 1), RIBBON_ERR_OUTPUT_TOO_SMALL);
+        CHECK_STATUS(ribbon_banding_finish(&b, out, (size_t)-1), RIBBON_ERR_TOO_LARGE);
+        CHECK(memcmp(saved, out, bytes) == 0);
+        CHECK(ribbon_banding_added(&b) == 100);
+        CHECK_STATUS(ribbon_banding_finish(&b, out, bytes), RIBBON_OK);
+        CHECK(missing_members(out, bytes, keys, 100) == 0);
+    }
+    free(keys);
+    free(scratch);
+    free(out);
+    free(saved);
+    printf("failed builds: no filter left behind in out\n");
+}
+
 int main(void) {
     static const uint32_t widths[2] = {RIBBON_WIDTH_64, RIBBON_WIDTH_128};
     static const size_t sizes[6] = {0, 1, 2, 100, 10000, 100000};
@@ -607,6 +962,8 @@ int main(void) {
     check_static_bounds();
     check_packaging();
     check_errors();
+    check_overlap();
+    check_failed_build_leaves_no_filter();
     check_hostile_bytes();
     check_backends();
     if (failures) {
