@@ -202,6 +202,12 @@ int32_t ribbon_hash_keys(const uint8_t *const *keys, const size_t *lens, size_t 
  * Plans a filter for num_keys keys using millibits_per_key / 1000 payload
  * bits per key (7700: 7.7 bits, about 1 % false positives). Filters for a
  * handful of keys keep their FP rate and take more space than the budget.
+ *
+ * All three ribbon_plan_init* functions return RIBBON_ERR_TOO_LARGE (or
+ * RIBBON_ERR_TOO_MANY_KEYS past 2^40 keys) for a plan whose filter or
+ * scratch would not fit this platform's address space in bytes, so
+ * ribbon_plan_scratch_words(p) * sizeof(uint64_t) never wraps size_t (on
+ * 32-bit targets, Standard w = 128 plans of 2^28 keys are too large).
  */
 int32_t ribbon_plan_init(ribbon_plan *p, uint32_t kind, uint32_t width,
                          uint64_t num_keys, uint32_t millibits_per_key);
@@ -210,7 +216,10 @@ int32_t ribbon_plan_init(ribbon_plan *p, uint32_t kind, uint32_t width,
 int32_t ribbon_plan_init_fp_rate(ribbon_plan *p, uint32_t kind, uint32_t width,
                                  uint64_t num_keys, uint64_t one_in);
 
-/** Plans the best filter whose serialized size is at most filter_bytes. */
+/** Plans the best filter whose serialized size is at most filter_bytes.
+ * Any budget from one bit per key up works, SIZE_MAX included: past 64
+ * columns per slot the filter stops growing. Less is
+ * RIBBON_ERR_BUDGET_TOO_SMALL. */
 int32_t ribbon_plan_init_bytes(ribbon_plan *p, uint32_t kind, uint32_t width,
                                uint64_t num_keys, size_t filter_bytes);
 

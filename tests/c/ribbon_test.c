@@ -246,6 +246,11 @@ static void check_errors(void) {
     CHECK_STATUS(ribbon_plan_init_fp_rate(&plan, 1, 128, 100, 1000), RIBBON_OK);
     CHECK_STATUS(ribbon_plan_init_bytes(&plan, 0, 128, 100, 300), RIBBON_OK);
     CHECK(ribbon_plan_filter_bytes(&plan) <= 300);
+    /* Generous budgets plan the best filter within them (64 columns). */
+    CHECK_STATUS(ribbon_plan_init_bytes(&plan, 0, 128, 100, 4096), RIBBON_OK);
+    CHECK(ribbon_plan_filter_bytes(&plan) <= 4096);
+    CHECK_STATUS(ribbon_plan_init_bytes(&plan, 0, 128, 100, SIZE_MAX), RIBBON_OK);
+    CHECK(ribbon_plan_filter_bytes(&plan) <= 4096);
 
     memset(&garbage, 0xab, sizeof garbage);
     CHECK(ribbon_plan_scratch_words(&garbage) == 0);
