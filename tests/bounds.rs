@@ -19,12 +19,13 @@ fn check(kind: Kind, width: Width, n: usize, millibits: u32) -> f64 {
         Ok(plan) => plan,
         // Too many columns per slot: nothing to bound.
         Err(Error::InvalidBitsPerKey) => return 1.0,
-        // Sizes past a 32-bit address space: an error, and the bound
-        // saturates rather than wrapping.
+        // Sizes past the address space (filter or scratch over
+        // `isize::MAX` bytes, as on i686): an error, and the bounds, which
+        // saturate rather than wrap, say so too.
         Err(Error::TooLarge) => {
             assert!(
-                max_scratch_words(kind, width, n, millibits) == usize::MAX
-                    || max_filter_bytes(kind, width, n, millibits) == usize::MAX,
+                max_scratch_words(kind, width, n, millibits) > isize::MAX as usize / 8
+                    || max_filter_bytes(kind, width, n, millibits) > isize::MAX as usize,
                 "{kind:?} {width:?} {n} {millibits}"
             );
             return 1.0;
