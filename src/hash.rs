@@ -187,14 +187,18 @@ impl Expander {
     }
 
     /// [`Expander::expand`] plus the mask of the start block's columns.
+    /// `STANDARD` must equal the filter's kind, and `SMASH` whether it
+    /// smashes starts (StandardSmash): known at compile time, the other
+    /// kinds' start is one multiply with no test of `smash` (a single
+    /// query measured 8-12 % faster for it).
     #[inline(always)]
-    /// `STANDARD` must equal the filter's kind.
-    pub(crate) fn expand_masked<W: Coeff, const STANDARD: bool>(
+    pub(crate) fn expand_masked<W: Coeff, const STANDARD: bool, const SMASH: bool>(
         &self,
         hash: u64,
     ) -> (u64, W, u64, u64) {
+        debug_assert_eq!(SMASH, self.smash > 0);
         let x = remix(hash, self.seed_mix);
-        let s = start(x, self.num_starts, self.smash);
+        let s = start(x, self.num_starts, if SMASH { self.smash } else { 0 });
         let mask = self.masks.for_start(s);
         let b = if STANDARD { result(x) & mask } else { 0 };
         (s, coeff::<W>(x), b, mask)

@@ -23,7 +23,7 @@ use crate::arch::x86_64::avx2::{self, Avx2};
 use crate::arch::x86_64::avx512::{self, Avx512};
 use crate::backend::Backend;
 use crate::hash::{Coeff, FreeRows};
-use crate::layout::{Geometry, Width};
+use crate::layout::{Geometry, Kind, Width};
 use crate::probe::{NativeProbes, Parts, Probes};
 use crate::word::Rows;
 
@@ -160,7 +160,7 @@ impl QueryKernels<Parts> {
     pub(crate) fn for_filter(backend: Backend, g: &Geometry) -> Option<Self> {
         if g.num_blocks == 0 {
             // Still refuse a backend the CPU lacks.
-            let kernels = Self::new::<u64, NativeProbes<false>>(backend, 0)?;
+            let kernels = Self::new::<u64, NativeProbes<false, false>>(backend, 0)?;
             return Some(QueryKernels {
                 contains: |_, _, _| false,
                 contains_batch: |_, _, _, out| out.fill(false),
@@ -168,11 +168,26 @@ impl QueryKernels<Parts> {
             });
         }
         let columns = g.max_columns();
-        match (g.width, g.kind.is_standard()) {
-            (Width::W64, false) => Self::new::<u64, NativeProbes<false>>(backend, columns),
-            (Width::W64, true) => Self::new::<u64, NativeProbes<true>>(backend, columns),
-            (Width::W128, false) => Self::new::<u128, NativeProbes<false>>(backend, columns),
-            (Width::W128, true) => Self::new::<u128, NativeProbes<true>>(backend, columns),
+        // The probes' type fixes the kind (result bits, smashed starts).
+        match (g.width, g.kind) {
+            (Width::W64, Kind::Homogeneous) => {
+                Self::new::<u64, NativeProbes<false, false>>(backend, columns)
+            }
+            (Width::W64, Kind::Standard) => {
+                Self::new::<u64, NativeProbes<true, false>>(backend, columns)
+            }
+            (Width::W64, Kind::StandardSmash) => {
+                Self::new::<u64, NativeProbes<true, true>>(backend, columns)
+            }
+            (Width::W128, Kind::Homogeneous) => {
+                Self::new::<u128, NativeProbes<false, false>>(backend, columns)
+            }
+            (Width::W128, Kind::Standard) => {
+                Self::new::<u128, NativeProbes<true, false>>(backend, columns)
+            }
+            (Width::W128, Kind::StandardSmash) => {
+                Self::new::<u128, NativeProbes<true, true>>(backend, columns)
+            }
         }
     }
 }

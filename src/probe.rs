@@ -85,11 +85,12 @@ pub(crate) unsafe trait Probes<W>: Sized {
     }
 }
 
-/// This crate's hashing ([`Expander`]) over a geometry; `STANDARD` is the
-/// filter's kind, fixed at compile time so that Homogeneous probes skip the
-/// result bits.
+/// This crate's hashing ([`Expander`]) over a geometry. The filter's kind
+/// is fixed at compile time: `STANDARD` (Standard or StandardSmash) so that
+/// Homogeneous probes skip the result bits, `SMASH` (StandardSmash) so
+/// that the other kinds skip the start clamping.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct NativeProbes<const STANDARD: bool> {
+pub(crate) struct NativeProbes<const STANDARD: bool, const SMASH: bool> {
     geometry: Geometry,
     expander: Expander,
 }
@@ -105,10 +106,12 @@ pub(crate) struct Parts {
 // SAFETY: `probe_for` keeps every probe inside a validated geometry's
 // payload: starts are below `num_starts`, so blocks are below `num_blocks`,
 // and `hi_word` falls back to `lo_word` for the last block.
-unsafe impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD> {
+unsafe impl<W: Coeff, const STANDARD: bool, const SMASH: bool> Probes<W>
+    for NativeProbes<STANDARD, SMASH>
+{
     type Source = Parts;
     #[inline(always)]
-    fn new(p: &Parts) -> NativeProbes<STANDARD> {
+    fn new(p: &Parts) -> NativeProbes<STANDARD, SMASH> {
         NativeProbes {
             geometry: p.geometry,
             expander: p.expander,
@@ -117,7 +120,7 @@ unsafe impl<W: Coeff, const STANDARD: bool> Probes<W> for NativeProbes<STANDARD>
     const RESULT: bool = STANDARD;
     #[inline(always)]
     fn probe(&self, hash: u64) -> Probe<W> {
-        let (start, c, expected, mask) = self.expander.expand_masked::<W, STANDARD>(hash);
+        let (start, c, expected, mask) = self.expander.expand_masked::<W, STANDARD, SMASH>(hash);
         probe_for(&self.geometry, start, c, expected, mask)
     }
     #[inline(always)]

@@ -388,18 +388,18 @@ mod tests {
     use crate::probe::{NativeProbes, Parts};
 
     /// Vector and scalar expansion of the same keys, field by field.
-    fn check<V: U64Lanes, W: ExpandWidth, const STANDARD: bool>(
+    fn check<V: U64Lanes, W: ExpandWidth, const STANDARD: bool, const SMASH: bool>(
         g: Geometry,
         seed: u32,
         hashes: &[u64],
     ) where
-        NativeProbes<STANDARD>: Probes<W, Source = Parts>,
+        NativeProbes<STANDARD, SMASH>: Probes<W, Source = Parts>,
     {
         let parts = Parts {
             geometry: g,
             expander: Expander::new(&g, seed),
         };
-        let probes = <NativeProbes<STANDARD> as Probes<W>>::new(&parts);
+        let probes = <NativeProbes<STANDARD, SMASH> as Probes<W>>::new(&parts);
         assert!(probes.native().is_some());
         let mut vector = ProbeChunk::<W>::EMPTY;
         let mut scalar = ProbeChunk::<W>::EMPTY;
@@ -464,11 +464,23 @@ mod tests {
             for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
                 for width in [Width::W64, Width::W128] {
                     let g = Geometry::new(kind, width, blocks, lower, upper_start).unwrap();
-                    match (width, kind.is_standard()) {
-                        (Width::W64, false) => check::<V, u64, false>(g, seed, keys),
-                        (Width::W64, true) => check::<V, u64, true>(g, seed, keys),
-                        (Width::W128, false) => check::<V, u128, false>(g, seed, keys),
-                        (Width::W128, true) => check::<V, u128, true>(g, seed, keys),
+                    match (width, kind) {
+                        (Width::W64, Kind::Homogeneous) => {
+                            check::<V, u64, false, false>(g, seed, keys)
+                        }
+                        (Width::W64, Kind::Standard) => check::<V, u64, true, false>(g, seed, keys),
+                        (Width::W64, Kind::StandardSmash) => {
+                            check::<V, u64, true, true>(g, seed, keys)
+                        }
+                        (Width::W128, Kind::Homogeneous) => {
+                            check::<V, u128, false, false>(g, seed, keys)
+                        }
+                        (Width::W128, Kind::Standard) => {
+                            check::<V, u128, true, false>(g, seed, keys)
+                        }
+                        (Width::W128, Kind::StandardSmash) => {
+                            check::<V, u128, true, true>(g, seed, keys)
+                        }
                     }
                 }
             }
