@@ -39,6 +39,25 @@ pub(crate) trait QueryKernel<W: Coeff> {
     /// The CPU supports the kernel's instruction set, and `p` comes from
     /// [`crate::probe::probe_for`] for the validated geometry `payload` belongs to.
     unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, max_columns: usize) -> bool;
+
+    /// [`QueryKernel::matches`] without the kernel's scalar fallback:
+    /// `None` for the keys it would hand to the scalar kernel (whole
+    /// vectors that would pass the payload's end, in the last blocks).
+    /// Single-key queries answer those out of line ([`contains`]), so that
+    /// the fallback takes none of the fast path's registers: inlined, it
+    /// made every query save and restore six of them.
+    ///
+    /// # Safety
+    /// As for [`QueryKernel::matches`].
+    #[inline(always)]
+    unsafe fn matches_fast<P: Probes<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        max_columns: usize,
+    ) -> Option<bool> {
+        // SAFETY: the caller's guarantees.
+        Some(unsafe { Self::matches::<P>(payload, p, max_columns) })
+    }
 }
 
 /// Keys one expansion writes: a vector kernel's lanes divide it.
@@ -143,7 +162,23 @@ pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>, const C
     };
     // SAFETY: the caller guarantees the instruction set and the column
     // bound; the probe is computed here for this filter's geometry.
-    unsafe { K::matches::<P>(payload, &probes.probe(hash), max_columns) }
+    match unsafe { K::matches_fast::<P>(payload, &probes.probe(hash), max_columns) } {
+        Some(answer) => answer,
+        None => contains_near_end::<W, P>(source, payload, hash),
+    }
+}
+
+/// The scalar single query, for the keys a vector kernel leaves to it
+/// ([`QueryKernel::matches_fast`]): cold and out of line, it recomputes
+/// the probe from the hash rather than keep it alive in the fast path.
+#[cold]
+#[inline(never)]
+fn contains_near_end<W: Coeff, P: Probes<W>>(
+    source: &P::Source,
+    payload: &[u8],
+    hash: u64,
+) -> bool {
+    crate::arch::scalar::contains::<W, P>(source, payload, hash)
 }
 
 /// The compile-time column bound ([`contains`]'s `COLUMNS`) that the

@@ -252,19 +252,16 @@ fn column_bits<const PAIRS: bool>(
 }
 
 /// Whether all of `p`'s columns match: [`column_bits`] with the key's
-/// coefficients as lanes `(cl, ch)` (`PAIRS` for w = 128), or the scalar
-/// evaluation for a key whose last group of words would run past the
-/// payload.
+/// coefficients as lanes `(cl, ch)` (`PAIRS` for w = 128); `None` for a
+/// key whose last group of words would run past the payload (the scalar
+/// kernel's, see [`QueryKernel::matches_fast`]).
 #[inline(always)]
 fn key_matches<W: Coeff, P: Probes<W>, const PAIRS: bool>(
     payload: &[u8],
     p: &Probe<W>,
     max_columns: usize,
     (cl, ch): (u64x2, u64x2),
-) -> bool
-where
-    Scalar: QueryKernel<W>,
-{
+) -> Option<bool> {
     let word_bytes = W::BITS as usize / 8;
     let lanes = max_columns.min(64) * (word_bytes / 8);
     let bits = match (
@@ -273,12 +270,14 @@ where
     ) {
         (Some(lo), Some(hi)) => column_bits::<PAIRS>(lo, hi, cl, ch, lanes),
         _ => None,
-    };
-    match bits {
-        Some(bits) => bits & p.mask == if P::RESULT { p.expected } else { 0 },
-        // SAFETY: the scalar kernel needs no instruction set.
-        None => unsafe { <Scalar as QueryKernel<W>>::matches::<P>(payload, p, max_columns) },
-    }
+    }?;
+    Some(bits & p.mask == if P::RESULT { p.expected } else { 0 })
+}
+
+/// The 64-bit lanes of a 128-bit word: its low half first.
+#[inline(always)]
+fn halves(c: u128) -> u64x2 {
+    u64x2::from([c as u64, (c >> 64) as u64])
 }
 
 impl QueryKernel<u64> for Portable {
@@ -287,6 +286,20 @@ impl QueryKernel<u64> for Portable {
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
+        // SAFETY: the scalar kernel needs no instruction set.
+        unsafe {
+            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
+                <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns)
+            })
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn matches_fast<P: Probes<u64>>(
+        payload: &[u8],
+        p: &Probe<u64>,
+        max_columns: usize,
+    ) -> Option<bool> {
         let lanes = (u64x2::splat(p.c_lo), u64x2::splat(p.c_hi));
         key_matches::<u64, P, false>(payload, p, max_columns, lanes)
     }
@@ -302,8 +315,20 @@ impl QueryKernel<u128> for Portable {
         p: &Probe<u128>,
         max_columns: usize,
     ) -> bool {
-        // A 128-bit word's low half is its first lane.
-        let halves = |c: u128| u64x2::from([c as u64, (c >> 64) as u64]);
+        // SAFETY: the scalar kernel needs no instruction set.
+        unsafe {
+            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
+                <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
+            })
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn matches_fast<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> Option<bool> {
         key_matches::<u128, P, true>(payload, p, max_columns, (halves(p.c_lo), halves(p.c_hi)))
     }
 }

@@ -87,14 +87,28 @@ impl QueryKernel<u64> for Avx2 {
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
+        // SAFETY: the caller's guarantees; the scalar kernel needs no
+        // instruction set.
+        unsafe {
+            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
+                <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns)
+            })
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn matches_fast<P: Probes<u64>>(
+        payload: &[u8],
+        p: &Probe<u64>,
+        max_columns: usize,
+    ) -> Option<bool> {
         // Lanes past the key's columns read words that exist but are
         // masked out of the result.
         let groups = max_columns.div_ceil(4);
         // Whole groups of four words are read; the few keys whose groups
         // would run past the payload take the scalar path.
         if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
-            // SAFETY: the scalar kernel needs no instruction set.
-            return unsafe { <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns) };
+            return None;
         }
         // SAFETY: AVX2 is available (caller); every load is in bounds
         // (checked above).
@@ -108,7 +122,7 @@ impl QueryKernel<u64> for Avx2 {
                 let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
                 bits |= parity_mask(x) << (4 * g);
             }
-            bits & p.mask == if P::RESULT { p.expected } else { 0 }
+            Some(bits & p.mask == if P::RESULT { p.expected } else { 0 })
         }
     }
 }
@@ -122,10 +136,24 @@ impl QueryKernel<u128> for Avx2 {
         p: &Probe<u128>,
         max_columns: usize,
     ) -> bool {
+        // SAFETY: the caller's guarantees; the scalar kernel needs no
+        // instruction set.
+        unsafe {
+            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
+                <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
+            })
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn matches_fast<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> Option<bool> {
         let groups = max_columns.div_ceil(2);
         if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
-            // SAFETY: the scalar kernel needs no instruction set.
-            return unsafe { <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns) };
+            return None;
         }
         // SAFETY: AVX2 is available (caller); loads checked above (a pair
         // of columns is loaded only below `max_columns`).
@@ -169,7 +197,7 @@ impl QueryKernel<u128> for Avx2 {
                 mismatch |= (bits ^ expected) & (p.mask >> j) & 0xff;
                 j += 8;
             }
-            mismatch == 0
+            Some(mismatch == 0)
         }
     }
 }
