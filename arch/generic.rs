@@ -168,6 +168,48 @@ pub(crate) unsafe fn contains<W: Coeff, P: Probes<W>, K: QueryKernel<W>, const C
     }
 }
 
+/// [`QueryKernel::matches`] of a kernel with a scalar fallback: its
+/// [`QueryKernel::matches_fast`], or the scalar kernel for the keys that
+/// leaves.
+///
+/// # Safety
+/// As for [`QueryKernel::matches`].
+#[inline(always)]
+pub(crate) unsafe fn matches_or_scalar<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+    payload: &[u8],
+    p: &Probe<W>,
+    max_columns: usize,
+) -> bool
+where
+    crate::arch::scalar::Scalar: QueryKernel<W>,
+{
+    // SAFETY: the caller's guarantees; the scalar kernel needs no
+    // instruction set.
+    unsafe {
+        K::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
+            <crate::arch::scalar::Scalar as QueryKernel<W>>::matches::<P>(payload, p, max_columns)
+        })
+    }
+}
+
+/// The `matches` method of a kernel that implements
+/// [`QueryKernel::matches_fast`] and leaves the rest to the scalar kernel
+/// ([`matches_or_scalar`]), for words `$W`.
+macro_rules! matches_with_scalar_fallback {
+    ($W:ty) => {
+        #[inline(always)]
+        unsafe fn matches<P: Probes<$W>>(
+            payload: &[u8],
+            p: &Probe<$W>,
+            max_columns: usize,
+        ) -> bool {
+            // SAFETY: the caller's guarantees.
+            unsafe { generic::matches_or_scalar::<$W, P, Self>(payload, p, max_columns) }
+        }
+    };
+}
+pub(crate) use matches_with_scalar_fallback;
+
 /// The scalar single query, for the keys a vector kernel leaves to it
 /// ([`QueryKernel::matches_fast`]): cold and out of line, it recomputes
 /// the probe from the hash rather than keep it alive in the fast path.

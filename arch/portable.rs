@@ -19,7 +19,6 @@ use bytemuck::must_cast;
 use wide::{i16x8, i32x4, i64x2, u16x8, u32x4, u64x2, u64x4};
 
 use super::generic::{self, Lanes64, QueryKernel, SolveLanes};
-use super::scalar::Scalar;
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Probe, Probes};
@@ -284,15 +283,7 @@ impl QueryKernel<u64> for Portable {
     #[inline(always)]
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<u64>, _max_columns: usize) {}
 
-    #[inline(always)]
-    unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
-        // SAFETY: the scalar kernel needs no instruction set.
-        unsafe {
-            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
-                <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns)
-            })
-        }
-    }
+    generic::matches_with_scalar_fallback!(u64);
 
     #[inline(always)]
     unsafe fn matches_fast<P: Probes<u64>>(
@@ -309,19 +300,7 @@ impl QueryKernel<u128> for Portable {
     #[inline(always)]
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<u128>, _max_columns: usize) {}
 
-    #[inline(always)]
-    unsafe fn matches<P: Probes<u128>>(
-        payload: &[u8],
-        p: &Probe<u128>,
-        max_columns: usize,
-    ) -> bool {
-        // SAFETY: the scalar kernel needs no instruction set.
-        unsafe {
-            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
-                <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
-            })
-        }
-    }
+    generic::matches_with_scalar_fallback!(u128);
 
     #[inline(always)]
     unsafe fn matches_fast<P: Probes<u128>>(

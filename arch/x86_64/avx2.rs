@@ -6,7 +6,6 @@ use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
-use crate::arch::scalar::Scalar;
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Probe, Probes};
@@ -85,16 +84,7 @@ unsafe fn load(payload: &[u8], word: usize, bytes: usize) -> __m256i {
 impl QueryKernel<u64> for Avx2 {
     super::expand_and_prefetch!(__m256i, u64);
 
-    #[inline(always)]
-    unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> bool {
-        // SAFETY: the caller's guarantees; the scalar kernel needs no
-        // instruction set.
-        unsafe {
-            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
-                <Scalar as QueryKernel<u64>>::matches::<P>(payload, p, max_columns)
-            })
-        }
-    }
+    generic::matches_with_scalar_fallback!(u64);
 
     #[inline(always)]
     unsafe fn matches_fast<P: Probes<u64>>(
@@ -130,20 +120,7 @@ impl QueryKernel<u64> for Avx2 {
 impl QueryKernel<u128> for Avx2 {
     super::expand_and_prefetch!(__m256i, u128);
 
-    #[inline(always)]
-    unsafe fn matches<P: Probes<u128>>(
-        payload: &[u8],
-        p: &Probe<u128>,
-        max_columns: usize,
-    ) -> bool {
-        // SAFETY: the caller's guarantees; the scalar kernel needs no
-        // instruction set.
-        unsafe {
-            Self::matches_fast::<P>(payload, p, max_columns).unwrap_or_else(|| {
-                <Scalar as QueryKernel<u128>>::matches::<P>(payload, p, max_columns)
-            })
-        }
-    }
+    generic::matches_with_scalar_fallback!(u128);
 
     #[inline(always)]
     unsafe fn matches_fast<P: Probes<u128>>(
