@@ -168,26 +168,19 @@ impl QueryKernels<Parts> {
             });
         }
         let columns = g.max_columns();
-        // The probes' type fixes the kind (result bits, smashed starts).
-        match (g.width, g.kind) {
-            (Width::W64, Kind::Homogeneous) => {
-                Self::new::<u64, NativeProbes<false, false>>(backend, columns)
-            }
-            (Width::W64, Kind::Standard) => {
-                Self::new::<u64, NativeProbes<true, false>>(backend, columns)
-            }
-            (Width::W64, Kind::StandardSmash) => {
-                Self::new::<u64, NativeProbes<true, true>>(backend, columns)
-            }
-            (Width::W128, Kind::Homogeneous) => {
-                Self::new::<u128, NativeProbes<false, false>>(backend, columns)
-            }
-            (Width::W128, Kind::Standard) => {
-                Self::new::<u128, NativeProbes<true, false>>(backend, columns)
-            }
-            (Width::W128, Kind::StandardSmash) => {
-                Self::new::<u128, NativeProbes<true, true>>(backend, columns)
-            }
+        match g.width {
+            Width::W64 => Self::for_kind::<u64>(backend, g.kind, columns),
+            Width::W128 => Self::for_kind::<u128>(backend, g.kind, columns),
+        }
+    }
+
+    /// [`QueryKernels::for_filter`] for words `W`: the probes' type fixes
+    /// the kind (result bits, smashed starts).
+    fn for_kind<W: KernelWord>(backend: Backend, kind: Kind, columns: usize) -> Option<Self> {
+        match kind {
+            Kind::Homogeneous => Self::new::<W, NativeProbes<false, false>>(backend, columns),
+            Kind::Standard => Self::new::<W, NativeProbes<true, false>>(backend, columns),
+            Kind::StandardSmash => Self::new::<W, NativeProbes<true, true>>(backend, columns),
         }
     }
 }
