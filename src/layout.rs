@@ -183,8 +183,11 @@ impl Geometry {
     /// slot count overflows 32-bit targets only. (RocksDB's layouts, which
     /// are RocksDB's to size, are not held to this.)
     pub(crate) fn check_native(self) -> Result<Geometry, Error> {
-        let words = self.total_words().ok_or(Error::TooLarge)?;
-        if words.saturating_mul(2) < self.num_blocks {
+        if !half_a_column_per_block(
+            self.num_blocks as u64,
+            self.lower_columns,
+            self.upper_start_block as u64,
+        ) {
             return Err(Error::CorruptHeader);
         }
         Ok(self)
@@ -253,6 +256,16 @@ impl Geometry {
     pub(crate) fn upper_start_slot(&self) -> u64 {
         (self.upper_start_block * self.w()) as u64
     }
+}
+
+/// The rule of [`Geometry::check_native`] on a header's raw fields (blocks,
+/// lower columns, first upper block), in integers wide enough for any of
+/// them, so that it gives the same answer on every target: the words
+/// ([`Geometry::total_words`]) are at least half the blocks.
+fn half_a_column_per_block(blocks: u64, lower_columns: u32, upper_start_block: u64) -> bool {
+    let words = u128::from(blocks) * u128::from(lower_columns)
+        + u128::from(blocks.saturating_sub(upper_start_block));
+    words * 2 >= u128::from(blocks)
 }
 
 /// Mask of the low `columns` bits (`columns <= 64`).
@@ -377,20 +390,17 @@ impl Header {
         // What no plan makes, refused before any conversion to `usize` so
         // that the answer is the same on every target: too many keys, keys
         // without blocks, the upper blocks past the end, and less than half
-        // a column per block ([`Geometry::check_native`]).
-        let words =
-            u128::from(blocks) * u128::from(h[7]) + u128::from(blocks.wrapping_sub(upper_start));
+        // a column per block ([`Geometry::check_native`]'s rule).
         if num_keys > MAX_KEYS_U64
             || blocks == 0 && num_keys != 0
             || upper_start > blocks
-            || words * 2 < u128::from(blocks)
+            || !half_a_column_per_block(blocks, u32::from(h[7]), upper_start)
         {
             return Err(Error::CorruptHeader);
         }
         let num_blocks = usize::try_from(blocks).map_err(|_| Error::TooLarge)?;
         let upper_start_block = usize::try_from(upper_start).map_err(|_| Error::CorruptHeader)?;
-        let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?
-            .check_native()?;
+        let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?;
         Ok(Header {
             geometry,
             seed: u32_at(8),

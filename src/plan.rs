@@ -987,12 +987,6 @@ const STREAM_MARGIN_W_MILLI: u64 = 2_500;
 /// with `eps` the overhead planned for the geometry's columns and `keys`
 /// keys (the slots, for a plan of no key count).
 fn homogeneous_stream_capacity(g: &Geometry, keys: u64) -> usize {
-    homogeneous_keys(g, keys, STREAM_MARGIN_W_MILLI)
-}
-
-/// `m / (1 + eps + margin)`, `eps` for the geometry's columns and `keys`
-/// keys, `margin` in thousandths of `1 / w`.
-fn homogeneous_keys(g: &Geometry, keys: u64, margin_w_milli: u64) -> usize {
     let slots = g.num_slots() as u128;
     if slots == 0 {
         return 0;
@@ -1001,7 +995,7 @@ fn homogeneous_keys(g: &Geometry, keys: u64, margin_w_milli: u64) -> usize {
         g.total_words().unwrap_or(0) as u128 * 1000,
         g.num_blocks as u128,
     ) as u64;
-    let eps_w = homogeneous_epsilon_w_milli(g.width, r_milli, keys) + margin_w_milli;
+    let eps_w = homogeneous_epsilon_w_milli(g.width, r_milli, keys) + STREAM_MARGIN_W_MILLI;
     let eps = per_width(g.width, eps_w);
     div(slots * u128::from(PPM), u128::from(PPM + eps)) as usize
 }
