@@ -24,6 +24,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("fp", 3),
     // Probe math shared by every kernel.
     ("probe", 4),
+    // Bumped Ribbon's test-only reference model (issue 18).
+    ("bumped_study", 4),
     // The kernels, then the table that alone calls them.
     ("arch", 5),
     ("kernels", 6),
