@@ -340,6 +340,14 @@ mod tests {
         (0..n).map(|_| splitmix64(&mut state)).collect()
     }
 
+    /// A study setting from the environment, or `default`.
+    fn study_setting(name: &str, default: u64) -> u64 {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
     fn check_members<W: Coeff>(p: &Params, n: usize) {
         let ks = keys(n, 7 + n as u64);
         let model = build::<W>(p, &ks);
@@ -369,10 +377,7 @@ mod tests {
     #[test]
     #[ignore]
     fn chosen() {
-        let n: usize = std::env::var("RIBBON_STUDY_KEYS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1_000_000);
+        let n = study_setting("RIBBON_STUDY_KEYS", 1_000_000) as usize;
         for r in [7u32, 8] {
             for w in [64u32, 128] {
                 let p = chosen_params(w, r);
@@ -420,17 +425,11 @@ mod tests {
     #[test]
     #[ignore]
     fn classes() {
-        let env = |k: &str, d: u64| {
-            std::env::var(k)
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(d)
-        };
-        let n = env("RIBBON_STUDY_KEYS", 1_000_000) as usize;
+        let n = study_setting("RIBBON_STUDY_KEYS", 1_000_000) as usize;
         let (w, bucket, load) = (
-            env("RIBBON_STUDY_W", 64),
-            env("RIBBON_STUDY_B", 128),
-            env("RIBBON_STUDY_LOAD", 950_000),
+            study_setting("RIBBON_STUDY_W", 64),
+            study_setting("RIBBON_STUDY_B", 128),
+            study_setting("RIBBON_STUDY_LOAD", 950_000),
         );
         let r = 8;
         // Overheads vary with the key set (a bucket that bumps a whole
@@ -470,10 +469,7 @@ mod tests {
     #[test]
     #[ignore]
     fn sweep() {
-        let n: usize = std::env::var("RIBBON_STUDY_KEYS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1_000_000);
+        let n = study_setting("RIBBON_STUDY_KEYS", 1_000_000) as usize;
         let r = 8;
         std::println!("n = {n}, r = {r}");
         for (w, buckets, loads) in [
