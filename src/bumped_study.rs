@@ -12,8 +12,7 @@
 //! 2022), in our terms:
 //!
 //! * A layer has fewer slots than keys (`slots_per_key` below 1). Its
-//!   starts are cut into buckets of `bucket` starts. Keys are banded in
-//!   start order.
+//!   starts are cut into buckets of `bucket` starts.
 //! * Keys are banded bucket by bucket, each bucket from its last start
 //!   down to its first. A key's *class* is how far its start lies from the
 //!   bucket's end: 0 within `lower` starts, 1 within `upper`, 2 beyond
@@ -134,8 +133,25 @@ impl Model {
             .sum()
     }
 
+    /// Space over the information-theoretic minimum for the first layer's
+    /// keys, in millionths (`bits / (n * r) - 1`; 0 for no keys).
+    pub(crate) fn overhead_ppm(&self) -> i64 {
+        let minimum = self.keys[0] as u64 * u64::from(self.params.r);
+        if minimum == 0 {
+            return 0;
+        }
+        (self.bits() * 1_000_000 / minimum) as i64 - 1_000_000
+    }
+
     /// Whether `hash` may be a member.
-    pub(crate) fn contains<W: Coeff>(&self, hash: u64) -> bool {
+    pub(crate) fn contains(&self, hash: u64) -> bool {
+        match self.layers[0].w {
+            64 => self.contains_as::<u64>(hash),
+            _ => self.contains_as::<u128>(hash),
+        }
+    }
+
+    fn contains_as<W: Coeff>(&self, hash: u64) -> bool {
         let rmask = (1u64 << self.params.r) - 1;
         for (i, layer) in self.layers.iter().enumerate() {
             let x = remix(hash, seed_mix(layer.seed));
@@ -280,8 +296,17 @@ fn band_layer<W: Coeff>(
     Some((layer, bumped, empty))
 }
 
-/// Builds the layers for `keys` (distinct hashes).
-pub(crate) fn build<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
+/// Builds the layers for `keys` (distinct hashes) with ribbon width `w`
+/// (64 or 128).
+pub(crate) fn build(w: u32, p: &Params, keys: &[u64]) -> Model {
+    if w == 64 {
+        build_as::<u64>(p, keys)
+    } else {
+        build_as::<u128>(p, keys)
+    }
+}
+
+fn build_as<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
     let w = u64::from(W::BITS);
     let mut model = Model {
         params: *p,
@@ -348,11 +373,11 @@ mod tests {
             .unwrap_or(default)
     }
 
-    fn check_members<W: Coeff>(p: &Params, n: usize) {
+    fn check_members(w: u32, p: &Params, n: usize) {
         let ks = keys(n, 7 + n as u64);
-        let model = build::<W>(p, &ks);
+        let model = build(w, p, &ks);
         for &k in &ks {
-            assert!(model.contains::<W>(k), "n {n}: member {k:#x} missing");
+            assert!(model.contains(k), "w {w}, n {n}: member {k:#x} missing");
         }
     }
 
@@ -366,8 +391,8 @@ mod tests {
             &[0, 1, 2, 63, 64, 65, 1000, 30_000]
         };
         for &n in sizes {
-            check_members::<u64>(&Params::with_paper_classes(128, 965_000, 8), n);
-            check_members::<u128>(&Params::with_paper_classes(512, 980_000, 7), n);
+            check_members(64, &Params::with_paper_classes(128, 965_000, 8), n);
+            check_members(128, &Params::with_paper_classes(512, 980_000, 7), n);
         }
     }
 
@@ -383,31 +408,13 @@ mod tests {
                 let p = chosen_params(w, r);
                 let mut worst = (i64::MIN, 0u64);
                 for set in 0..20u64 {
-                    let ks = keys(n, 1000 + set);
-                    let bits = if w == 64 {
-                        build::<u64>(&p, &ks).bits()
-                    } else {
-                        build::<u128>(&p, &ks).bits()
-                    };
-                    let ppm = (bits * 1_000_000 / (n as u64 * u64::from(r))) as i64 - 1_000_000;
+                    let ppm = build(w, &p, &keys(n, 1000 + set)).overhead_ppm();
                     worst = worst.max((ppm, set));
                 }
-                let ks = keys(n, 1000 + worst.1);
+                let model = build(w, &p, &keys(n, 1000 + worst.1));
                 let probes = 4_000_000u64;
                 let non_members = keys(probes as usize, u64::MAX - worst.1);
-                let fp = if w == 64 {
-                    let m = build::<u64>(&p, &ks);
-                    non_members
-                        .iter()
-                        .filter(|&&k| m.contains::<u64>(k))
-                        .count()
-                } else {
-                    let m = build::<u128>(&p, &ks);
-                    non_members
-                        .iter()
-                        .filter(|&&k| m.contains::<u128>(k))
-                        .count()
-                } as u64;
+                let fp = non_members.iter().filter(|&&k| model.contains(k)).count() as u64;
                 std::println!(
                     "w {w} r {r} {p:?}: worst overhead of 20 sets {:.3} % (set {}); its FP {fp} / {probes} = {:.4} % (2^-r = {:.4} %)",
                     worst.0 as f64 / 1e4,
@@ -447,14 +454,7 @@ mod tests {
                 };
                 let overheads: Vec<f64> = sets
                     .iter()
-                    .map(|ks| {
-                        let bits = if w == 64 {
-                            build::<u64>(&p, ks).bits()
-                        } else {
-                            build::<u128>(&p, ks).bits()
-                        };
-                        (bits as f64 / (n as f64 * f64::from(r)) - 1.0) * 100.0
-                    })
+                    .map(|ks| build(w as u32, &p, ks).overhead_ppm() as f64 / 1e4)
                     .collect();
                 let worst = overheads.iter().cloned().fold(f64::MIN, f64::max);
                 std::println!(
@@ -487,19 +487,12 @@ mod tests {
             for &bucket in buckets {
                 for &load in loads {
                     let p = Params::with_paper_classes(bucket, load, r);
-                    let ks = keys(n, 1);
-                    let model = if w == 64 {
-                        build::<u64>(&p, &ks)
-                    } else {
-                        build::<u128>(&p, &ks)
-                    };
-                    let overhead_ppm =
-                        (model.bits() * 1_000_000 / (n as u64 * u64::from(r))) as i64 - 1_000_000;
+                    let model = build(w, &p, &keys(n, 1));
                     std::println!(
                         "w {w} B {bucket} slots/key {load} lower {} upper {}: overhead {:.3} %, keys per layer {:?}, empty {:?}",
                         p.lower_ppm,
                         p.upper_ppm,
-                        overhead_ppm as f64 / 1e4,
+                        model.overhead_ppm() as f64 / 1e4,
                         model.keys,
                         model.empty
                     );
