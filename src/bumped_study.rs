@@ -14,15 +14,15 @@
 //! * A layer has fewer slots than keys (`slots_per_key` below 1). Its
 //!   starts are cut into buckets of `bucket` starts.
 //! * Keys are banded bucket by bucket, each bucket from its last start
-//!   down to its first. A key's *class* is how far its start lies from the
-//!   bucket's end: 0 within `lower` starts, 1 within `upper`, 2 beyond
-//!   (the lowest starts). When a key of class `k`
-//!   fails to insert (its equation reduces to zero), the keys of class `k`
-//!   inserted before it in the same bucket are taken out again (their rows
-//!   zeroed: elimination only ever writes the row a key ends in), and it
-//!   and every later key of the bucket (class `k` or more) are *bumped*.
-//!   The bucket's 2-bit threshold records `k` (3: nothing bumped).
-//! * A query in that bucket with class `>= threshold` was bumped: it goes
+//!   down to its first. A key's `back` is how far its start lies from the
+//!   bucket's end, so keys go in with `back` ascending.
+//! * When a key fails to insert (its equation reduces to zero), the bucket
+//!   gets a threshold `t <= back`: the keys of the bucket with `back >= t`
+//!   are *bumped*. Those already in are taken out again by zeroing their
+//!   rows, which is exact because they are the last insertions and
+//!   elimination only ever writes the row a key ends in. Nothing bumped is
+//!   threshold `bucket`.
+//! * A query in that bucket with `back >= threshold` was bumped: it goes
 //!   to the next layer (another seed, sized for the bumped keys); otherwise
 //!   this layer answers. The lowest starts of a bucket compete with the
 //!   rows the previous bucket spilled into it; bumping them relieves the
@@ -30,10 +30,51 @@
 //! * The last layer has no thresholds: a Standard Ribbon sized with slack,
 //!   grown and reseeded until it builds.
 //!
-//! Space: every layer's slots times `r` bits, plus 2 bits per bucket of
-//! every layer but the last. A non-member ends in exactly one layer and
-//! matches there with probability `2^-r`, so the overhead over the
-//! information-theoretic minimum is `bits / (n * r) - 1`.
+//! What a threshold costs is the scheme's (`Params`): a code per bucket
+//! naming a *standard* threshold (or nothing bumped), and, for a failure
+//! below every standard threshold, either the whole bucket bumped
+//! (`Exceptions::Never`, the paper's 2-bit scheme) or the exact threshold
+//! kept out of line (an *exception*: `List`, the paper's 1+-bit scheme, or
+//! `Grouped`, one slot per group of buckets with the rest listed). The
+//! model keeps exact thresholds; the scheme decides which are possible
+//! and prices them. Bumped keys whose rows were freed leave those rows
+//! empty (no later bucket reaches that low), so a threshold far below the
+//! failure wastes space: a whole bucket bumped at 512 starts frees up to
+//! ~500 rows at once.
+//!
+//! Space: every layer's slots times `r` bits plus its thresholds' bits.
+//! Every slot holds one key's row or is empty, so the overhead is the
+//! empty slots' bits plus the metadata. A non-member ends in exactly one
+//! layer and matches there with probability `2^-r`, so the overhead over
+//! the information-theoretic minimum is `bits / (n * r) - 1`.
+
+//! # What the study settled for the kind
+//!
+//! `chosen_params` (worst of 20 key sets at 10^6: w64 0.197 % at 7
+//! bits/key, 0.178 % at 8; w128 0.084 % and 0.079 %):
+//!
+//! * w64: buckets of 128 starts, layers at 0.92 slots per key, standard
+//!   threshold 0.80 (the lowest 20 % of a bucket's starts bumped).
+//! * w128: buckets of 512 starts, 0.965 slots per key, threshold 0.91.
+//! * Thresholds: per group of 64 buckets, one 64-bit word of codes (bit
+//!   set: nothing bumped) and one 16-bit exception slot (bucket within
+//!   the group, exact threshold, and a flag "this group has more"); the
+//!   rest of a group's exceptions in a sorted list of 32-bit entries
+//!   (bucket index, threshold). A query decodes in a few branch-free
+//!   steps; only a bucket of a flagged group searches the list, and few
+//!   groups have two exceptions. The metadata is small (about 11 KB per
+//!   10^7 keys at w64) and stays in cache, so it can live in its own
+//!   arrays rather than beside the blocks.
+//! * Output size: each layer is sized for the keys the previous one
+//!   actually bumped, so the filter's size is known after the build. A
+//!   plan can bound it (each layer's keys capped a little above the
+//!   expected count; a build over a cap retries with the next seed) and
+//!   the header's layer table says the real sizes. Sizing every layer from
+//!   `n` alone would need slack in the last layer for the accumulated
+//!   variance, about 300 slots at 10^6 keys: 0.03 %, too much against the
+//!   0.1 % target.
+//! * Undo needs the row a key ended in: `band.rs`'s insert should say it
+//!   rather than this model's copy of elimination being reused.
 
 extern crate std;
 
@@ -41,9 +82,6 @@ use std::vec;
 use std::vec::Vec;
 
 use crate::hash::{Coeff, coeff, free_row, remix, result, seed_mix, start};
-
-/// Threshold meaning "nothing in this bucket was bumped".
-const NOTHING_BUMPED: u8 = 3;
 
 /// The parameters under study.
 #[derive(Clone, Copy, Debug)]
@@ -53,44 +91,166 @@ pub(crate) struct Params {
     /// Slots per key of the bumping layers, in millionths (below 10^6:
     /// overloaded).
     pub(crate) slots_per_key_ppm: u64,
-    /// Class boundaries as starts back from the bucket's end, in
-    /// millionths of `bucket`: class 0 below `lower`, 1 below `upper`, 2
-    /// above.
-    pub(crate) lower_ppm: u64,
-    pub(crate) upper_ppm: u64,
+    /// The standard thresholds, as starts back from the bucket's end in
+    /// millionths of `bucket`, descending (the first bumps the fewest
+    /// keys); only the first `num_bounds` count.
+    pub(crate) bounds_ppm: [u64; 3],
+    pub(crate) num_bounds: usize,
+    /// Where a bucket whose first failure lies below every standard
+    /// threshold keeps its exact threshold (an *exception*), if anywhere.
+    pub(crate) exceptions: Exceptions,
+    /// Metadata bits per bucket (the threshold code).
+    pub(crate) bucket_bits: u64,
     /// Result bits per key.
     pub(crate) r: u32,
     /// A layer with at most this many keys is the last one.
     pub(crate) last_layer_keys: usize,
 }
 
+/// Where exact thresholds go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exceptions {
+    /// Nowhere: such a bucket is bumped whole.
+    Never,
+    /// In a list of 32-bit entries (bucket index and threshold), without
+    /// limit.
+    List,
+    /// In `slots` 16-bit slots per group of `group` buckets (bucket within
+    /// the group, threshold, and a flag: the group has more); the rest are
+    /// listed as with `List`.
+    Grouped { group: u64, slots: u64 },
+}
+
+/// Bits a listed exception costs: the bucket's index in its layer and its
+/// threshold, in 32 bits (bucket indexes up to 2^22 at 512 starts per
+/// bucket, 2^24 at 128).
+const LISTED_EXCEPTION_BITS: u64 = 32;
+/// Bits of one exception slot of a group.
+const GROUP_SLOT_BITS: u64 = 16;
+
 impl Params {
-    /// Class boundaries from the overload `eps = slots_per_key - 1` as in
-    /// the paper's code for w >= 64: `lower = (0.78 + 1.30 eps) B`,
-    /// `upper = (0.91 + 0.75 eps) B` (in integers, millionths).
+    /// The 2-bit scheme with class boundaries from the overload
+    /// `eps = slots_per_key - 1` as in the paper's code for w >= 64:
+    /// `lower = (0.78 + 1.30 eps) B`, `upper = (0.91 + 0.75 eps) B` (in
+    /// integers, millionths); below `lower` the whole bucket is bumped.
     pub(crate) fn with_paper_classes(bucket: u64, slots_per_key_ppm: u64, r: u32) -> Params {
         let eps = slots_per_key_ppm as i64 - 1_000_000;
+        let lower = (780_000 + 130 * eps / 100) as u64;
+        let upper = (910_000 + 75 * eps / 100) as u64;
+        Params::two_bit(
+            bucket,
+            slots_per_key_ppm,
+            [upper, lower],
+            Exceptions::Never,
+            r,
+        )
+    }
+
+    /// Two standard thresholds `[upper, lower]`; with `exceptions` the
+    /// fourth code marks an exception, else it bumps the whole bucket.
+    pub(crate) fn two_bit(
+        bucket: u64,
+        slots_per_key_ppm: u64,
+        [upper, lower]: [u64; 2],
+        exceptions: Exceptions,
+        r: u32,
+    ) -> Params {
         Params {
             bucket,
             slots_per_key_ppm,
-            lower_ppm: (780_000 + 130 * eps / 100) as u64,
-            upper_ppm: (910_000 + 75 * eps / 100) as u64,
+            bounds_ppm: [upper, lower, 0],
+            num_bounds: if exceptions == Exceptions::Never {
+                3
+            } else {
+                2
+            },
+            exceptions,
+            bucket_bits: 2,
             r,
             last_layer_keys: 2048,
         }
     }
 
-    /// The class of a start: by its distance from the *end* of its bucket
-    /// (keys are banded from the bucket's last start down to its first, so
-    /// the ones bumped are those with the lowest starts).
-    fn class(&self, start: u64) -> u8 {
-        let into = (self.bucket - 1 - start % self.bucket) * 1_000_000;
-        if into >= self.upper_ppm * self.bucket {
-            2
-        } else if into >= self.lower_ppm * self.bucket {
-            1
-        } else {
-            0
+    /// One bit per bucket (nothing bumped, or the starts from `bound` on
+    /// bumped) and exceptions out of line, after the paper's 1+-bit
+    /// scheme. Queries in a bumping bucket below `bound` must look the
+    /// exceptions up; the cost of a structure that makes that cheap is not
+    /// counted.
+    pub(crate) fn one_plus_bit(
+        bucket: u64,
+        slots_per_key_ppm: u64,
+        bound: u64,
+        exceptions: Exceptions,
+        r: u32,
+    ) -> Params {
+        Params {
+            bucket,
+            slots_per_key_ppm,
+            bounds_ppm: [bound, 0, 0],
+            num_bounds: 1,
+            exceptions,
+            bucket_bits: 1,
+            r,
+            last_layer_keys: 2048,
+        }
+    }
+
+    /// How far `start` lies back from its bucket's end (keys are banded
+    /// from the bucket's last start down to its first, so the ones bumped
+    /// are those at or past the threshold: the lowest starts).
+    fn back(&self, start: u64) -> u64 {
+        self.bucket - 1 - start % self.bucket
+    }
+
+    /// The first standard threshold in starts back from the bucket's end
+    /// (the bucket's size when there is none).
+    pub(crate) fn standard_back(&self) -> u64 {
+        self.bounds().next().unwrap_or(self.bucket)
+    }
+
+    /// The standard thresholds in starts back from the bucket's end.
+    fn bounds(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bounds_ppm[..self.num_bounds]
+            .iter()
+            .map(|&b| (b * self.bucket).div_ceil(1_000_000))
+    }
+
+    /// The threshold a bucket gets when a key `back` starts from its end
+    /// is the first that cannot stay: the highest standard threshold at or
+    /// below it, else (with exceptions) `back` itself, else 0 (the whole
+    /// bucket).
+    fn threshold_for(&self, back: u64) -> u64 {
+        match self.bounds().find(|&t| t <= back) {
+            Some(t) => t,
+            None if self.exceptions != Exceptions::Never => back,
+            None => 0,
+        }
+    }
+
+    /// Whether a bucket's threshold is stored out of line.
+    fn is_exception(&self, threshold: u64) -> bool {
+        self.exceptions != Exceptions::Never
+            && threshold != self.bucket
+            && !self.bounds().any(|b| b == threshold)
+    }
+
+    /// Metadata bits of a layer with these thresholds.
+    fn threshold_bits(&self, thresholds: &[u64]) -> u64 {
+        let codes = self.bucket_bits * thresholds.len() as u64;
+        let exceptions =
+            |buckets: &[u64]| buckets.iter().filter(|&&t| self.is_exception(t)).count() as u64;
+        match self.exceptions {
+            Exceptions::Never => codes,
+            Exceptions::List => codes + LISTED_EXCEPTION_BITS * exceptions(thresholds),
+            Exceptions::Grouped { group, slots } => {
+                let listed: u64 = thresholds
+                    .chunks(group as usize)
+                    .map(|g| exceptions(g).saturating_sub(slots))
+                    .sum();
+                codes
+                    + (thresholds.len() as u64).div_ceil(group) * slots * GROUP_SLOT_BITS
+                    + LISTED_EXCEPTION_BITS * listed
+            }
         }
     }
 }
@@ -101,8 +261,10 @@ pub(crate) struct Layer {
     pub(crate) seed: u32,
     pub(crate) num_slots: u64,
     w: u64,
-    /// Per bucket; empty for the last layer.
-    pub(crate) thresholds: Vec<u8>,
+    /// Per bucket, exact: the keys at least this many starts back from
+    /// the bucket's end were bumped (`bucket`: none). Empty for the last
+    /// layer; `Params::threshold_bits` says what storing them costs.
+    pub(crate) thresholds: Vec<u64>,
     /// One `r`-bit value per slot.
     solution: Vec<u64>,
 }
@@ -129,8 +291,9 @@ impl Model {
     pub(crate) fn bits(&self) -> u64 {
         self.layers
             .iter()
-            .map(|l| l.num_slots * u64::from(self.params.r) + 2 * l.thresholds.len() as u64)
-            .sum()
+            .map(|l| l.num_slots * u64::from(self.params.r))
+            .sum::<u64>()
+            + self.metadata_bits()
     }
 
     /// Space over the information-theoretic minimum for the first layer's
@@ -141,6 +304,24 @@ impl Model {
             return 0;
         }
         (self.bits() * 1_000_000 / minimum) as i64 - 1_000_000
+    }
+
+    /// Bits of thresholds and exceptions.
+    pub(crate) fn metadata_bits(&self) -> u64 {
+        self.layers
+            .iter()
+            .map(|l| self.params.threshold_bits(&l.thresholds))
+            .sum()
+    }
+
+    /// Buckets with an exception, over all layers.
+    pub(crate) fn exceptions(&self) -> u64 {
+        let p = &self.params;
+        self.layers
+            .iter()
+            .flat_map(|l| &l.thresholds)
+            .filter(|&&t| p.is_exception(t))
+            .count() as u64
     }
 
     /// Whether `hash` may be a member.
@@ -159,7 +340,7 @@ impl Model {
             let last = i + 1 == self.layers.len();
             if !last {
                 let t = layer.thresholds[(s / self.params.bucket) as usize];
-                if self.params.class(s) >= t {
+                if self.params.back(s) >= t {
                     continue;
                 }
             }
@@ -176,20 +357,25 @@ impl Model {
     }
 }
 
-/// Inserts `(c, b)` from row `i` on; the row it ends in, or `None` when
-/// the equation reduces to zero (redundant or inconsistent: either way the
-/// key cannot stay).
-fn insert<W: Coeff>(rows: &mut [(W, u64)], mut i: usize, mut c: W, mut b: u64) -> Option<usize> {
+/// Inserts `(c, b)` from row `i` on: `Ok(Some(row))` with the row it ends
+/// in, `Ok(None)` when the rows imply it (it stays, without a row),
+/// `Err(())` when they contradict it.
+fn insert<W: Coeff>(
+    rows: &mut [(W, u64)],
+    mut i: usize,
+    mut c: W,
+    mut b: u64,
+) -> Result<Option<usize>, ()> {
     loop {
         let (rc, rb) = rows[i];
         if rc.is_zero() {
             rows[i] = (c, b);
-            return Some(i);
+            return Ok(Some(i));
         }
         c = c ^ rc;
         b ^= rb;
         if c.is_zero() {
-            return None;
+            return if b == 0 { Ok(None) } else { Err(()) };
         }
         let (shift, rest) = c.drop_trailing_zeros();
         i += shift as usize;
@@ -207,7 +393,7 @@ fn slots_for(n: usize, ppm: u64, w: u64) -> u64 {
 /// Bands `keys` into a layer of `num_slots` slots with seed `seed`;
 /// with `bump`, per-bucket thresholds and the bumped keys, else `None`
 /// when some key fails.
-fn band_layer<W: Coeff>(
+pub(crate) fn band_layer<W: Coeff>(
     p: &Params,
     keys: &[u64],
     num_slots: u64,
@@ -234,38 +420,48 @@ fn band_layer<W: Coeff>(
     } else {
         0
     };
-    let mut thresholds = vec![NOTHING_BUMPED; buckets];
+    let mut thresholds = vec![p.bucket; buckets];
     let mut bumped = Vec::new();
-    // Keys of the current bucket and class that are in, with their rows.
-    let mut class_rows: Vec<(usize, u64)> = Vec::new();
-    let mut current = (u64::MAX, NOTHING_BUMPED);
+    // The current bucket's keys that are in, in insertion order (`back`
+    // ascending), with their rows (none for a key the rows implied).
+    let mut bucket_rows: Vec<(u64, Option<usize>, u64)> = Vec::new();
+    let mut current = u64::MAX;
     for &(s, x, k) in &items {
         let b = s / p.bucket;
-        let class = p.class(s);
-        if bump && (b, class) != current {
-            class_rows.clear();
-            current = (b, class);
+        let back = p.back(s);
+        if bump && b != current {
+            bucket_rows.clear();
+            current = b;
         }
-        if bump && thresholds[b as usize] != NOTHING_BUMPED {
+        if bump && back >= thresholds[b as usize] {
             bumped.push(k);
             continue;
         }
         match insert::<W>(&mut rows, s as usize, coeff(x), result(x) & rmask) {
-            Some(row) => {
+            Ok(row) => {
                 if bump {
-                    class_rows.push((row, k));
+                    bucket_rows.push((back, row, k));
                 }
             }
-            None if bump => {
-                thresholds[b as usize] = class;
-                for &(row, key) in &class_rows {
-                    rows[row] = (W::ZERO, 0);
+            Err(()) if bump => {
+                // Taking out the keys past the threshold undoes a suffix of
+                // the insertions: no key that stays passed through their
+                // rows.
+                let t = p.threshold_for(back);
+                thresholds[b as usize] = t;
+                while let Some(&(kb, row, key)) = bucket_rows.last() {
+                    if kb < t {
+                        break;
+                    }
+                    if let Some(row) = row {
+                        rows[row] = (W::ZERO, 0);
+                    }
                     bumped.push(key);
+                    bucket_rows.pop();
                 }
-                class_rows.clear();
                 bumped.push(k);
             }
-            None => return None,
+            Err(()) => return None,
         }
     }
     let empty = rows.iter().filter(|r| r.0.is_zero()).count() as u64;
@@ -343,15 +539,23 @@ fn build_as<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
 }
 
 /// The parameters the study chose (see `tests::chosen`).
+///
+/// Both widths: one bit per bucket (nothing bumped, or the starts from
+/// the standard threshold on), and one 16-bit exception slot per 64
+/// buckets, the rest of a group's exceptions listed. The 2-bit schemes
+/// cost too much at 128 starts per bucket (0.22 % at 7 bits/key for the
+/// codes alone) or, without exceptions, bump whole buckets now and then
+/// (at 512 starts that frees up to ~500 rows at once, and the worst key
+/// set shows it).
 pub(crate) fn chosen_params(w: u32, r: u32) -> Params {
+    let one_exception_per_64 = Exceptions::Grouped {
+        group: 64,
+        slots: 1,
+    };
     if w == 64 {
-        Params::with_paper_classes(128, 920_000, r)
+        Params::one_plus_bit(128, 920_000, 800_000, one_exception_per_64, r)
     } else {
-        Params {
-            lower_ppm: 850_000,
-            upper_ppm: 920_000,
-            ..Params::with_paper_classes(512, 970_000, r)
-        }
+        Params::one_plus_bit(512, 965_000, 910_000, one_exception_per_64, r)
     }
 }
 
@@ -393,6 +597,8 @@ mod tests {
         for &n in sizes {
             check_members(64, &Params::with_paper_classes(128, 965_000, 8), n);
             check_members(128, &Params::with_paper_classes(512, 980_000, 7), n);
+            check_members(64, &chosen_params(64, 7), n);
+            check_members(128, &chosen_params(128, 8), n);
         }
     }
 
@@ -403,8 +609,12 @@ mod tests {
     #[ignore]
     fn chosen() {
         let n = study_setting("RIBBON_STUDY_KEYS", 1_000_000) as usize;
+        let widths = match study_setting("RIBBON_STUDY_W", 0) {
+            0 => vec![64u32, 128],
+            w => vec![w as u32],
+        };
         for r in [7u32, 8] {
-            for w in [64u32, 128] {
+            for &w in &widths {
                 let p = chosen_params(w, r);
                 let mut worst = (i64::MIN, 0u64);
                 for set in 0..20u64 {
@@ -426,41 +636,82 @@ mod tests {
         }
     }
 
-    /// Class boundaries around the paper's, for one width and bucket size:
+    /// Threshold schemes side by side for one width, bucket size and
+    /// layer load, worst of `RIBBON_STUDY_SETS` (4) key sets:
     /// `RIBBON_STUDY_W` (64), `RIBBON_STUDY_B` (128), `RIBBON_STUDY_LOAD`
-    /// (slots per key in millionths, 950000).
+    /// (slots per key in millionths, 950000), `RIBBON_STUDY_R` (8).
     #[test]
     #[ignore]
-    fn classes() {
+    fn schemes() {
         let n = study_setting("RIBBON_STUDY_KEYS", 1_000_000) as usize;
-        let (w, bucket, load) = (
-            study_setting("RIBBON_STUDY_W", 64),
+        let (w, bucket, load, r, num_sets) = (
+            study_setting("RIBBON_STUDY_W", 64) as u32,
             study_setting("RIBBON_STUDY_B", 128),
             study_setting("RIBBON_STUDY_LOAD", 950_000),
+            study_setting("RIBBON_STUDY_R", 8) as u32,
+            study_setting("RIBBON_STUDY_SETS", 4),
         );
-        let r = 8;
         // Overheads vary with the key set (a bucket that bumps a whole
-        // class frees its rows): the worst of four sets decides.
-        let sets: Vec<Vec<u64>> = (0..4).map(|s| keys(n, 2000 + s)).collect();
-        for lower in [750_000u64, 850_000, 900_000] {
-            for upper in [920_000u64, 950_000] {
-                if upper <= lower {
-                    continue;
+        // class frees its rows): the worst set decides.
+        let sets: Vec<Vec<u64>> = (0..num_sets).map(|s| keys(n, 2000 + s)).collect();
+        // `RIBBON_STUDY_SCHEMES`: `;`-separated, each `paper` (the paper's
+        // 2-bit classes), `t` (1+-bit with bound t, listed exceptions),
+        // `t,0,G,S` (1 bit, S exception slots per G buckets), `u,l` (2-bit
+        // with listed exceptions) or `u,l,0` (2-bit, the whole bucket below
+        // `l`).
+        let list = std::env::var("RIBBON_STUDY_SCHEMES").unwrap_or_else(|_| {
+            "paper;920000,850000,0;920000,850000;950000,900000;880000;900000;920000".into()
+        });
+        let schemes: Vec<Params> = list
+            .split(';')
+            .map(|scheme| {
+                let b: Vec<u64> = scheme.split(',').filter_map(|v| v.parse().ok()).collect();
+                match b[..] {
+                    [] => Params::with_paper_classes(bucket, load, r),
+                    [t] => Params::one_plus_bit(bucket, load, t, Exceptions::List, r),
+                    [t, 0, group, slots] => Params::one_plus_bit(
+                        bucket,
+                        load,
+                        t,
+                        Exceptions::Grouped { group, slots },
+                        r,
+                    ),
+                    [u, l] => Params::two_bit(bucket, load, [u, l], Exceptions::List, r),
+                    [u, l, _] => Params::two_bit(bucket, load, [u, l], Exceptions::Never, r),
+                    _ => panic!("scheme {scheme:?}"),
                 }
-                let p = Params {
-                    lower_ppm: lower,
-                    upper_ppm: upper,
-                    ..Params::with_paper_classes(bucket, load, r)
-                };
-                let overheads: Vec<f64> = sets
-                    .iter()
-                    .map(|ks| build(w as u32, &p, ks).overhead_ppm() as f64 / 1e4)
-                    .collect();
-                let worst = overheads.iter().cloned().fold(f64::MIN, f64::max);
-                std::println!(
-                    "w {w} B {bucket} load {load} lower {lower} upper {upper}: worst overhead {worst:.3} % of {overheads:.3?}"
-                );
-            }
+            })
+            .collect();
+        for p in &schemes {
+            let models: Vec<Model> = sets.iter().map(|ks| build(w, p, ks)).collect();
+            let overheads: Vec<f64> = models
+                .iter()
+                .map(|m| m.overhead_ppm() as f64 / 1e4)
+                .collect();
+            let exceptions: Vec<u64> = models.iter().map(Model::exceptions).collect();
+            let unbumped: Vec<usize> = models
+                .iter()
+                .map(|m| {
+                    m.layers[0]
+                        .thresholds
+                        .iter()
+                        .filter(|&&t| t == bucket)
+                        .count()
+                })
+                .collect();
+            // Every slot holds one key's row or is empty, so the overhead is
+            // the empty slots' bits plus the metadata.
+            let empty: Vec<&[u64]> = models.iter().map(|m| &m.empty[..]).collect();
+            let worst = overheads.iter().cloned().fold(f64::MIN, f64::max);
+            std::println!(
+                "w {w} r {r} B {bucket} load {load} bits {} bounds {:?} exceptions {:?}: worst {worst:.3} % of {overheads:.3?}, exceptions {exceptions:?}, unbumped buckets in layer 1 {unbumped:?} of {}, empty slots {empty:?}, metadata {:.3} %, keys per layer {:?}",
+                p.bucket_bits,
+                &p.bounds_ppm[..p.num_bounds],
+                p.exceptions,
+                models[0].layers[0].thresholds.len(),
+                models[0].metadata_bits() as f64 * 100.0 / (n as f64 * f64::from(r)),
+                models[0].keys
+            );
         }
     }
 
@@ -489,9 +740,8 @@ mod tests {
                     let p = Params::with_paper_classes(bucket, load, r);
                     let model = build(w, &p, &keys(n, 1));
                     std::println!(
-                        "w {w} B {bucket} slots/key {load} lower {} upper {}: overhead {:.3} %, keys per layer {:?}, empty {:?}",
-                        p.lower_ppm,
-                        p.upper_ppm,
+                        "w {w} B {bucket} slots/key {load} bounds {:?}: overhead {:.3} %, keys per layer {:?}, empty {:?}",
+                        &p.bounds_ppm[..p.num_bounds],
                         model.overhead_ppm() as f64 / 1e4,
                         model.keys,
                         model.empty
