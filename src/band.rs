@@ -599,6 +599,28 @@ fn step<W: Word, const STANDARD: bool>(
     None
 }
 
+/// Standard Ribbon's [`insert`] that also says where the equation went:
+/// `Ok(Some(row))` when it now lives in `row`, `Ok(None)` when it was
+/// implied by the rows (redundant), `Err(())` when it contradicts them.
+/// Bumped Ribbon needs the row to take a key out again.
+#[inline(always)]
+pub(crate) fn insert_row<W: Word>(
+    rows: &mut [u64],
+    start: usize,
+    c: W,
+    b: u64,
+) -> Result<Option<usize>, ()> {
+    let mut chain = Chain { i: start, c, b };
+    loop {
+        match step::<W, true>(rows, &mut chain) {
+            None => {}
+            Some(AddOutcome::Inserted) => return Ok(Some(chain.i)),
+            Some(AddOutcome::Redundant) => return Ok(None),
+            Some(AddOutcome::Inconsistent | AddOutcome::Full) => return Err(()),
+        }
+    }
+}
+
 /// Algorithm 1: inserts `c · Z[start..start+w] = b` into the system.
 ///
 /// Invariant: `start + (index of c's highest set bit) < m`, which holds for

@@ -73,8 +73,8 @@
 //!   `n` alone would need slack in the last layer for the accumulated
 //!   variance, about 300 slots at 10^6 keys: 0.03 %, too much against the
 //!   0.1 % target.
-//! * Undo needs the row a key ended in: `band.rs`'s insert should say it
-//!   rather than this model's copy of elimination being reused.
+//! * Undo needs the row a key ended in: `band::insert_row` says it, and
+//!   `src/bump.rs` bands a layer with it (checked against this model).
 
 extern crate std;
 

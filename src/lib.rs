@@ -131,6 +131,7 @@ mod arch;
 mod arith;
 mod backend;
 mod band;
+mod bump;
 // Bumped Ribbon's reference model (issue 18), test-only until the kind lands.
 pub mod bounds;
 #[cfg(test)]

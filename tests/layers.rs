@@ -32,12 +32,13 @@ const LAYERS: &[(&str, u32)] = &[
     // Views, banding, planning.
     ("filter", 7),
     ("band", 8),
-    ("plan", 9),
-    ("bounds", 10),
+    ("bump", 9),
+    ("plan", 10),
+    ("bounds", 11),
     // Front ends.
-    ("owned", 11),
-    ("rocksdb", 11),
-    ("ffi", 11),
+    ("owned", 12),
+    ("rocksdb", 12),
+    ("ffi", 12),
 ];
 
 fn root() -> PathBuf {
