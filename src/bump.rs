@@ -31,13 +31,26 @@ const MAX_BUCKET_ROWS: usize = (1 << MAX_BUCKET_BITS) + 128;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Buckets {
     /// Starts per bucket, as a power of two (at most [`MAX_BUCKET_BITS`]).
-    pub(crate) bits: u32,
+    bits: u32,
     /// The standard threshold: in a bucket that bumps, the keys at least
-    /// this many starts back from its end (at most the bucket's size).
-    pub(crate) standard_back: u32,
+    /// this many starts back from its end (below the bucket's size).
+    standard_back: u32,
 }
 
 impl Buckets {
+    /// Buckets of `2^bits` starts with a standard threshold of
+    /// `standard_back` starts; `None` past [`MAX_BUCKET_BITS`] or unless
+    /// the threshold lies within the bucket.
+    pub(crate) const fn new(bits: u32, standard_back: u32) -> Option<Buckets> {
+        if bits > MAX_BUCKET_BITS || standard_back >= 1 << bits {
+            return None;
+        }
+        Some(Buckets {
+            bits,
+            standard_back,
+        })
+    }
+
     /// Starts per bucket; also the threshold of a bucket that bumped
     /// nothing (no key lies that far back).
     pub(crate) const fn size(self) -> u32 {
@@ -203,6 +216,143 @@ pub(crate) fn band_layer<W: Coeff>(
     Ok(bumped)
 }
 
+/// Buckets per threshold group.
+pub(crate) const GROUP_BUCKETS: u64 = 64;
+
+/// Bytes of a threshold group: 64 codes (bit `i` set: bucket `i` of the
+/// group bumped nothing) and a 16-bit exception slot, little-endian.
+pub(crate) const GROUP_BYTES: usize = 10;
+
+/// The exception slot's flag: the group has exceptions besides the slot's,
+/// listed.
+const SLOT_MORE: u16 = 1 << 15;
+
+/// Threshold groups for `num_buckets` buckets.
+pub(crate) const fn threshold_groups(num_buckets: u64) -> u64 {
+    num_buckets.div_ceil(GROUP_BUCKETS)
+}
+
+/// Whether a threshold is neither "nothing bumped" nor the standard one.
+const fn is_exception(buckets: Buckets, threshold: u16) -> bool {
+    threshold as u32 != buckets.size() && threshold as u32 != buckets.standard_back
+}
+
+/// Listed exceptions of exact `thresholds`: those beyond the first of
+/// their group.
+pub(crate) fn listed_exceptions(buckets: Buckets, thresholds: &[u16]) -> usize {
+    thresholds
+        .chunks(GROUP_BUCKETS as usize)
+        .map(|group| {
+            let exceptions = group.iter().filter(|&&t| is_exception(buckets, t)).count();
+            exceptions.saturating_sub(1)
+        })
+        .sum()
+}
+
+/// Encodes exact per-bucket `thresholds` (as [`band_layer`] makes them,
+/// with `buckets.standard_back` below the bucket size) into `groups`
+/// ([`GROUP_BYTES`] per group of 64 buckets) and `listed` (4 bytes per
+/// [`listed_exceptions`] entry, little-endian `bucket << bits | threshold`,
+/// ascending). The first exception of a group goes into its slot: the
+/// bucket within the group in the low 6 bits, the threshold in the next 9.
+/// `Err(())` when a buffer is short or a bucket index does not fit a list
+/// entry.
+pub(crate) fn encode_thresholds(
+    buckets: Buckets,
+    thresholds: &[u16],
+    groups: &mut [u8],
+    listed: &mut [u8],
+) -> Result<(), ()> {
+    let mut listed_at = 0;
+    for (g, group) in thresholds.chunks(GROUP_BUCKETS as usize).enumerate() {
+        let mut codes = 0u64;
+        // No exception: bucket 0 with the standard threshold, which is
+        // what it has unless it bumped nothing (and then its code decides).
+        let mut slot = (buckets.standard_back as u16) << 6;
+        let mut first = true;
+        for (i, &t) in group.iter().enumerate() {
+            if u32::from(t) == buckets.size() {
+                codes |= 1 << i;
+            } else if is_exception(buckets, t) {
+                if first {
+                    slot = (t << 6) | i as u16;
+                    first = false;
+                } else {
+                    slot |= SLOT_MORE;
+                    let bucket = (g as u64 * GROUP_BUCKETS + i as u64) << buckets.bits;
+                    let entry = u32::try_from(bucket | u64::from(t)).map_err(|_| ())?;
+                    let out = listed.get_mut(listed_at..listed_at + 4).ok_or(())?;
+                    out.copy_from_slice(&entry.to_le_bytes());
+                    listed_at += 4;
+                }
+            }
+        }
+        let out = groups
+            .get_mut(g * GROUP_BYTES..(g + 1) * GROUP_BYTES)
+            .ok_or(())?;
+        out[..8].copy_from_slice(&codes.to_le_bytes());
+        out[8..].copy_from_slice(&slot.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Encoded thresholds of one layer, as [`encode_thresholds`] wrote them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThresholdsRef<'a> {
+    pub(crate) buckets: Buckets,
+    pub(crate) groups: &'a [u8],
+    pub(crate) listed: &'a [u8],
+}
+
+impl ThresholdsRef<'_> {
+    /// The threshold of `bucket`: its keys at least this far back from the
+    /// bucket's end were bumped. Bytes that [`encode_thresholds`] did not
+    /// write give some threshold, never a panic.
+    pub(crate) fn threshold(&self, bucket: u64) -> u32 {
+        let at = (bucket / GROUP_BUCKETS) as usize * GROUP_BYTES;
+        let Some(group) = self.groups.get(at..at + GROUP_BYTES) else {
+            return self.buckets.size();
+        };
+        let mut codes = [0u8; 8];
+        codes.copy_from_slice(&group[..8]);
+        let within = (bucket % GROUP_BUCKETS) as u32;
+        if u64::from_le_bytes(codes) >> within & 1 == 1 {
+            return self.buckets.size();
+        }
+        let slot = u16::from_le_bytes([group[8], group[9]]);
+        if u32::from(slot & 63) == within {
+            return u32::from(slot >> 6 & 0x1ff);
+        }
+        if slot & SLOT_MORE != 0
+            && let Some(t) = self.listed_threshold(bucket)
+        {
+            return t;
+        }
+        self.buckets.standard_back
+    }
+
+    /// Binary search of the list for `bucket`.
+    fn listed_threshold(&self, bucket: u64) -> Option<u32> {
+        let entry = |i: usize| {
+            let b = self.listed.get(4 * i..4 * i + 4)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let (mut lo, mut hi) = (0, self.listed.len() / 4);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let e = entry(mid)?;
+            match u64::from(e >> self.buckets.bits).cmp(&bucket) {
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+                core::cmp::Ordering::Equal => {
+                    return Some(e & ((1 << self.buckets.bits) - 1));
+                }
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,10 +391,8 @@ mod tests {
         let blocks = (num_slots / w) as usize;
         let g = Geometry::new(Kind::Standard, width, blocks, r, blocks).expect("geometry");
         let expander = Expander::new(&g, seed);
-        let buckets = Buckets {
-            bits: bucket.trailing_zeros(),
-            standard_back: p.standard_back() as u32,
-        };
+        let buckets =
+            Buckets::new(bucket.trailing_zeros(), p.standard_back() as u32).expect("buckets");
         let remixed: Vec<u64> = keys.iter().map(|&k| remix(k, expander.seed_mix)).collect();
         let mut counts = vec![0u64; order_scratch_words(buckets, expander.num_starts) as usize];
         let mut ordered = vec![0u64; n];
@@ -262,6 +410,7 @@ mod tests {
 
         let model_thresholds: Vec<u16> = model.thresholds.iter().map(|&t| t as u16).collect();
         assert_eq!(thresholds, model_thresholds, "{width:?} n {n}: thresholds");
+        check_encoding(buckets, &thresholds);
         let mut ours: Vec<u64> = ordered[..bumped]
             .iter()
             .map(|&x| unremix(x, expander.seed_mix))
@@ -280,6 +429,83 @@ mod tests {
         // More keys than rows: at least the excess cannot stay.
         let excess = (n as u64).saturating_sub(num_slots) as usize;
         assert!(bumped >= excess, "{width:?} n {n}: {bumped} bumped");
+    }
+
+    /// Encodes `thresholds` and decodes every bucket's back.
+    fn check_encoding(buckets: Buckets, thresholds: &[u16]) {
+        let groups = threshold_groups(thresholds.len() as u64) as usize;
+        let mut group_bytes = vec![0xa5u8; groups * GROUP_BYTES];
+        let mut listed = vec![0x5au8; 4 * listed_exceptions(buckets, thresholds)];
+        encode_thresholds(buckets, thresholds, &mut group_bytes, &mut listed).expect("fits");
+        let view = ThresholdsRef {
+            buckets,
+            groups: &group_bytes,
+            listed: &listed,
+        };
+        for (bucket, &t) in thresholds.iter().enumerate() {
+            assert_eq!(
+                view.threshold(bucket as u64),
+                u32::from(t),
+                "{buckets:?} bucket {bucket} of {}",
+                thresholds.len()
+            );
+        }
+        // One byte short anywhere is refused, not overrun.
+        if groups > 0 {
+            let short = &mut group_bytes[..groups * GROUP_BYTES - 1];
+            assert!(encode_thresholds(buckets, thresholds, short, &mut listed).is_err());
+        }
+        if !listed.is_empty() {
+            let n = listed.len();
+            let short = &mut listed[..n - 1];
+            assert!(encode_thresholds(buckets, thresholds, &mut group_bytes, short).is_err());
+        }
+    }
+
+    #[test]
+    fn thresholds_decode_as_encoded() {
+        let mut state = 5u64;
+        for (bits, standard_back) in [(7u32, 102u32), (9, 466), (3, 1)] {
+            let buckets = Buckets::new(bits, standard_back).expect("buckets");
+            // Exceptions per 1000 buckets: dense, so that groups list
+            // some, and sparse, so that a group's first one lies anywhere.
+            // Miri interprets every step: fewer sizes cover the same paths.
+            let sizes: &[usize] = if cfg!(miri) {
+                &[0, 1, 65, 300]
+            } else {
+                &[0, 1, 63, 64, 65, 1000, 5000]
+            };
+            for (n, exceptions) in sizes.iter().flat_map(|&n| [(n, 200u64), (n, 15)]) {
+                let thresholds: Vec<u16> = (0..n)
+                    .map(|_| {
+                        let x = splitmix64(&mut state);
+                        (match x % 1000 {
+                            e if e < exceptions => (x >> 32) as u32 % standard_back,
+                            e if e < 600 => buckets.size(),
+                            _ => standard_back,
+                        }) as u16
+                    })
+                    .collect();
+                check_encoding(buckets, &thresholds);
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_threshold_bytes_give_some_threshold() {
+        let buckets = Buckets::new(9, 466).expect("buckets");
+        let mut state = 17u64;
+        for len in [0usize, 9, 10, 31, 64] {
+            let bytes: Vec<u8> = (0..len).map(|_| splitmix64(&mut state) as u8).collect();
+            let view = ThresholdsRef {
+                buckets,
+                groups: &bytes,
+                listed: &bytes[..len / 3],
+            };
+            for bucket in [0u64, 1, 63, 64, 65, 1 << 40, u64::MAX] {
+                assert!(view.threshold(bucket) <= buckets.size());
+            }
+        }
     }
 
     #[test]
