@@ -163,27 +163,20 @@ impl Params {
         exceptions: Exceptions,
         r: u32,
     ) -> Params {
-        Params {
-            bucket,
-            slots_per_key_ppm,
-            bounds_ppm: [upper, lower, 0],
-            num_bounds: if exceptions == Exceptions::Never {
-                3
-            } else {
-                2
-            },
-            exceptions,
-            bucket_bits: 2,
-            r,
-            last_layer_keys: 2048,
-        }
+        let num_bounds = if exceptions == Exceptions::Never {
+            3
+        } else {
+            2
+        };
+        let bounds = ([upper, lower, 0], num_bounds, 2);
+        Params::scheme(bucket, slots_per_key_ppm, bounds, exceptions, r)
     }
 
     /// One bit per bucket (nothing bumped, or the starts from `bound` on
     /// bumped) and exceptions out of line, after the paper's 1+-bit
-    /// scheme. Queries in a bumping bucket below `bound` must look the
-    /// exceptions up; the cost of a structure that makes that cheap is not
-    /// counted.
+    /// scheme. With `Exceptions::List`, queries in a bumping bucket below
+    /// `bound` must search the list, and what would make that cheap is not
+    /// counted; `Grouped` counts its slots.
     pub(crate) fn one_plus_bit(
         bucket: u64,
         slots_per_key_ppm: u64,
@@ -191,13 +184,26 @@ impl Params {
         exceptions: Exceptions,
         r: u32,
     ) -> Params {
+        let bounds = ([bound, 0, 0], 1, 1);
+        Params::scheme(bucket, slots_per_key_ppm, bounds, exceptions, r)
+    }
+
+    /// A scheme from its standard thresholds, how many count, and the code
+    /// bits per bucket.
+    fn scheme(
+        bucket: u64,
+        slots_per_key_ppm: u64,
+        (bounds_ppm, num_bounds, bucket_bits): ([u64; 3], usize, u64),
+        exceptions: Exceptions,
+        r: u32,
+    ) -> Params {
         Params {
             bucket,
             slots_per_key_ppm,
-            bounds_ppm: [bound, 0, 0],
-            num_bounds: 1,
+            bounds_ppm,
+            num_bounds,
             exceptions,
-            bucket_bits: 1,
+            bucket_bits,
             r,
             last_layer_keys: 2048,
         }
