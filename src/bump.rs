@@ -309,8 +309,13 @@ impl ThresholdsRef<'_> {
     /// bucket's end were bumped. Bytes that [`encode_thresholds`] did not
     /// write give some threshold, never a panic.
     pub(crate) fn threshold(&self, bucket: u64) -> u32 {
-        let at = (bucket / GROUP_BUCKETS) as usize * GROUP_BYTES;
-        let Some(group) = self.groups.get(at..at + GROUP_BYTES) else {
+        // Checked: a bucket past the groups (or the address space) reads
+        // none.
+        let group = usize::try_from(bucket / GROUP_BUCKETS)
+            .ok()
+            .and_then(|g| g.checked_mul(GROUP_BYTES))
+            .and_then(|at| self.groups.get(at..at.checked_add(GROUP_BYTES)?));
+        let Some(group) = group else {
             return self.buckets.size();
         };
         let mut codes = [0u8; 8];
