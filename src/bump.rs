@@ -94,7 +94,8 @@ pub(crate) const fn order_scratch_words(buckets: Buckets, num_starts: u64) -> u6
     buckets.count(num_starts) << buckets.bits
 }
 
-/// Puts `remixed` (key hashes remixed with the layer's seed) into `ordered`
+/// Puts `remixed` (key hashes remixed with the layer's seed; `expander`
+/// is the layer's, Standard without smash) into `ordered`
 /// in banding order: buckets ascending, each from its last start down.
 /// Keys with one start keep their relative order. `counts` needs
 /// [`order_scratch_words`] words and `ordered` the length of `remixed`;
@@ -152,6 +153,9 @@ pub(crate) fn band_layer<W: Coeff>(
     ordered: &mut [u64],
     thresholds: &mut [u16],
 ) -> Result<usize, ()> {
+    // The starts below come from the remixed value alone, as a Standard
+    // expander without smash makes them.
+    debug_assert!(expander.standard && expander.smash == 0);
     let num_buckets = usize::try_from(buckets.count(expander.num_starts)).map_err(|_| ())?;
     let thresholds = thresholds.get_mut(..num_buckets).ok_or(())?;
     thresholds.fill(buckets.size() as u16);
