@@ -47,7 +47,7 @@
 //! empty slots' bits plus the metadata. A non-member ends in exactly one
 //! layer and matches there with probability `2^-r`, so the overhead over
 //! the information-theoretic minimum is `bits / (n * r) - 1`.
-
+//!
 //! # What the study settled for the kind
 //!
 //! `chosen_params`, worst overhead of 20 key sets (`tests::chosen`):
@@ -60,7 +60,6 @@
 //! The FP rate of each worst set, over 4 * 10^6 non-members, is within
 //! 0.5 % of `2^-r` (0.7840 % against 0.7812 % at worst).
 //!
-//!
 //! * w64: buckets of 128 starts, layers at 0.92 slots per key, standard
 //!   threshold 0.80 (the lowest 20 % of a bucket's starts bumped).
 //! * w128: buckets of 512 starts, 0.965 slots per key, threshold 0.91.
@@ -68,9 +67,9 @@
 //!   one 64-bit word of codes (bit set: nothing bumped) and one 16-bit
 //!   exception slot (bucket within the group, exact threshold, and a flag
 //!   "this group has more"); the rest of a group's exceptions in a sorted
-//!   list of 32-bit entries (bucket index, threshold). A query decodes in a few branch-free
-//!   steps; only a bucket of a flagged group searches the list, and few
-//!   groups have two exceptions. The metadata is small (about 11 KB per
+//!   list of 32-bit entries (bucket index, threshold). A query decodes in
+//!   a few branch-free steps; only a bucket of a flagged group searches
+//!   the list, and few groups have two exceptions. The metadata is small (about 11 KB per
 //!   10^7 keys at w64) and stays in cache, so it can live in its own
 //!   arrays rather than beside the blocks.
 //! * Output size: each layer is sized for the keys the previous one
@@ -78,9 +77,9 @@
 //!   plan can bound it (each layer's keys capped a little above the
 //!   expected count; a build over a cap retries with the next seed) and
 //!   the header's layer table says the real sizes. Sizing every layer from
-//!   `n` alone would need slack in the last layer for the accumulated
-//!   variance, about 300 slots at 10^6 keys: 0.03 %, too much against the
-//!   0.1 % target.
+//!   `n` alone would need slack in the last layer for the spread of the
+//!   bumped counts; a few hundred slots at 10^6 keys (an estimate, not
+//!   measured) would already cost 0.03 %, much of the 0.1 % target.
 //! * Undo needs the row a key ended in: `band::insert_row` says it, and
 //!   `src/bump.rs` bands a layer with it (checked against this model).
 
