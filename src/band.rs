@@ -610,14 +610,10 @@ pub(crate) fn insert_row<W: Word>(
     c: W,
     b: u64,
 ) -> Result<Option<usize>, ()> {
-    let mut chain = Chain { i: start, c, b };
-    loop {
-        match step::<W, true>(rows, &mut chain) {
-            None => {}
-            Some(AddOutcome::Inserted) => return Ok(Some(chain.i)),
-            Some(AddOutcome::Redundant) => return Ok(None),
-            Some(AddOutcome::Inconsistent | AddOutcome::Full) => return Err(()),
-        }
+    match insert_ending::<W, true>(rows, start, c, b) {
+        (AddOutcome::Inserted, row) => Ok(Some(row)),
+        (AddOutcome::Redundant, _) => Ok(None),
+        (AddOutcome::Inconsistent | AddOutcome::Full, _) => Err(()),
     }
 }
 
@@ -633,10 +629,22 @@ pub(crate) fn insert<W: Word, const STANDARD: bool>(
     c: W,
     b: u64,
 ) -> AddOutcome {
+    insert_ending::<W, STANDARD>(rows, start, c, b).0
+}
+
+/// [`insert`], and the row the chain ended at (where an inserted equation
+/// now lives).
+#[inline(always)]
+fn insert_ending<W: Word, const STANDARD: bool>(
+    rows: &mut [u64],
+    start: usize,
+    c: W,
+    b: u64,
+) -> (AddOutcome, usize) {
     let mut chain = Chain { i: start, c, b };
     loop {
         if let Some(outcome) = step::<W, STANDARD>(rows, &mut chain) {
-            return outcome;
+            return (outcome, chain.i);
         }
     }
 }
