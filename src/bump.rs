@@ -167,7 +167,10 @@ pub(crate) fn band_layer<W: Coeff>(
     let mut kept = [(0u16, 0u16); MAX_BUCKET_ROWS];
     let mut kept_len = 0;
     let mut current = u64::MAX;
+    // Where the current bucket's keys begin in `ordered`, and its first
+    // start (kept rows are counted from there).
     let mut bucket_first = 0;
+    let mut first_start = 0;
     // The current bucket's threshold, once it bumps.
     let mut threshold = None;
     let mut bumped = 0;
@@ -178,6 +181,7 @@ pub(crate) fn band_layer<W: Coeff>(
         if bucket != current {
             current = bucket;
             bucket_first = j;
+            first_start = (bucket << buckets.bits) as usize;
             kept_len = 0;
             threshold = None;
         }
@@ -189,7 +193,6 @@ pub(crate) fn band_layer<W: Coeff>(
         }
         match insert_row::<W>(rows, s as usize, c, b) {
             Ok(Some(row)) => {
-                let first_start = (bucket << buckets.bits) as usize;
                 let entry = kept.get_mut(kept_len).ok_or(())?;
                 *entry = ((row - first_start) as u16, back as u16);
                 kept_len += 1;
@@ -200,7 +203,6 @@ pub(crate) fn band_layer<W: Coeff>(
                 let t = buckets.threshold_for(back);
                 *thresholds.get_mut(bucket as usize).ok_or(())? = t as u16;
                 threshold = Some(t);
-                let first_start = (bucket << buckets.bits) as usize;
                 while kept_len > 0 && u32::from(kept[kept_len - 1].1) >= t {
                     kept_len -= 1;
                     let at = (first_start + usize::from(kept[kept_len].0)) * stride;
