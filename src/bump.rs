@@ -12,81 +12,30 @@
 //! ever writes the row a key ends in, so zeroing their rows undoes them
 //! exactly.
 //!
+//! Layer `i + 1` takes the values layer `i` remixed as its hashes, so a
+//! query carries one value from layer to layer. [`build`] bands the
+//! layers one after another into the caller's scratch, back-substitutes
+//! each into the caller's output as soon as it is banded, and writes the
+//! layer table last (`src/bumped_layout.rs` has the format and sizing).
+//!
 //! `src/bumped_study.rs` is the reference model this is checked against
-//! and explains the choice of parameters. The kind's plan, format and
-//! queries come next; until then only tests call this module.
+//! and explains the choice of parameters.
 #![cfg_attr(not(test), allow(dead_code))]
 
-use crate::band::insert_row;
-use crate::hash::{Coeff, Expander, start};
+use crate::band::{AddOutcome, insert, insert_row};
+use crate::bumped_layout::{
+    BUMPING_SEEDS, Buckets, BumpedHeader, ENTRY_BYTES, GROUP_BYTES, LAST_LAYER_ATTEMPTS,
+    LAST_LAYER_KEYS, LayerEntry, MAX_LAYERS, bumping_blocks, encode_thresholds, last_blocks,
+    layer_geometry, listed_exceptions, next_cap, threshold_groups,
+};
+use crate::error::Error;
+use crate::hash::{Coeff, Expander, FreeRows, remix, start};
+use crate::kernels::SolveKernel;
+use crate::layout::{Geometry, HEADER_BYTES, Width};
 use crate::word::Rows;
 
-/// Most starts per bucket, as a power of two (thresholds fit 16 bits).
-pub(crate) const MAX_BUCKET_BITS: u32 = 9;
-
 /// Rows the keys of one bucket can reach: its starts plus a ribbon width.
-const MAX_BUCKET_ROWS: usize = (1 << MAX_BUCKET_BITS) + 128;
-
-/// How a bumping layer cuts its starts into buckets and bumps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Buckets {
-    /// Starts per bucket, as a power of two (at most [`MAX_BUCKET_BITS`]).
-    bits: u32,
-    /// The standard threshold: in a bucket that bumps, the keys at least
-    /// this many starts back from its end (below the bucket's size).
-    standard_back: u32,
-}
-
-impl Buckets {
-    /// Buckets of `2^bits` starts with a standard threshold of
-    /// `standard_back` starts; `None` past [`MAX_BUCKET_BITS`] or unless
-    /// the threshold lies within the bucket.
-    pub(crate) const fn new(bits: u32, standard_back: u32) -> Option<Buckets> {
-        if bits > MAX_BUCKET_BITS || standard_back >= 1 << bits {
-            return None;
-        }
-        Some(Buckets {
-            bits,
-            standard_back,
-        })
-    }
-
-    /// Starts per bucket; also the threshold of a bucket that bumped
-    /// nothing (no key lies that far back).
-    pub(crate) const fn size(self) -> u32 {
-        1 << self.bits
-    }
-
-    /// Buckets covering `num_starts` starts.
-    pub(crate) const fn count(self, num_starts: u64) -> u64 {
-        num_starts.div_ceil(1 << self.bits)
-    }
-
-    /// A start's bucket, and how far back from the bucket's end it lies.
-    #[inline(always)]
-    pub(crate) const fn locate(self, start: u64) -> (u64, u32) {
-        let last = (1u64 << self.bits) - 1;
-        (start >> self.bits, (!start & last) as u32)
-    }
-
-    /// A start's place in banding order: its bucket, then how far back it
-    /// lies.
-    #[inline(always)]
-    const fn order(self, start: u64) -> u64 {
-        start ^ ((1u64 << self.bits) - 1)
-    }
-
-    /// The threshold of a bucket whose first key that cannot go in lies
-    /// `back` starts from its end.
-    #[inline(always)]
-    pub(crate) const fn threshold_for(self, back: u32) -> u32 {
-        if self.standard_back <= back {
-            self.standard_back
-        } else {
-            back
-        }
-    }
-}
+const MAX_BUCKET_ROWS: usize = (1 << crate::bumped_layout::MAX_BUCKET_BITS) + 128;
 
 /// Counting-sort words [`order_for_banding`] needs for a layer of
 /// `num_starts` starts: one per place in banding order.
@@ -94,30 +43,31 @@ pub(crate) const fn order_scratch_words(buckets: Buckets, num_starts: u64) -> u6
     buckets.count(num_starts) << buckets.bits
 }
 
-/// Puts `remixed` (key hashes remixed with the layer's seed; `expander`
-/// is the layer's, Standard without smash) into `ordered`
-/// in banding order: buckets ascending, each from its last start down.
-/// Keys with one start keep their relative order. `counts` needs
-/// [`order_scratch_words`] words and `ordered` the length of `remixed`;
-/// with less, nothing is written and the answer is `false`.
+/// Remixes `hashes` with the layer's seed (`expander` is the layer's,
+/// Standard without smash) into `ordered`, in banding order: buckets
+/// ascending, each from its last start down. Keys with one start keep
+/// their relative order. `counts` needs [`order_scratch_words`] words and
+/// `ordered` the length of `hashes`; with less, nothing is written and the
+/// answer is `false`.
 pub(crate) fn order_for_banding(
     buckets: Buckets,
     expander: &Expander,
-    remixed: &[u64],
+    hashes: &[u64],
     counts: &mut [u64],
     ordered: &mut [u64],
 ) -> bool {
     let places = order_scratch_words(buckets, expander.num_starts);
-    let (Ok(places), true) = (usize::try_from(places), ordered.len() == remixed.len()) else {
+    let (Ok(places), true) = (usize::try_from(places), ordered.len() == hashes.len()) else {
         return false;
     };
     let Some(counts) = counts.get_mut(..places) else {
         return false;
     };
+    let mix = expander.seed_mix;
     let place = |x: u64| buckets.order(start(x, expander.num_starts, 0)) as usize;
     counts.fill(0);
-    for &x in remixed {
-        if let Some(c) = counts.get_mut(place(x)) {
+    for &h in hashes {
+        if let Some(c) = counts.get_mut(place(remix(h, mix))) {
             *c += 1;
         }
     }
@@ -127,7 +77,8 @@ pub(crate) fn order_for_banding(
         *c = total;
         total += here;
     }
-    for &x in remixed {
+    for &h in hashes {
+        let x = remix(h, mix);
         if let Some(next) = counts.get_mut(place(x)) {
             if let Some(slot) = ordered.get_mut(*next as usize) {
                 *slot = x;
@@ -222,168 +173,307 @@ pub(crate) fn band_layer<W: Coeff>(
     Ok(bumped)
 }
 
-/// Buckets per threshold group.
-pub(crate) const GROUP_BUCKETS: u64 = 64;
-
-/// Bytes of a threshold group: 64 codes (bit `i` set: bucket `i` of the
-/// group bumped nothing) and a 16-bit exception slot, little-endian.
-pub(crate) const GROUP_BYTES: usize = 10;
-
-/// The exception slot's flag: the group has exceptions besides the slot's,
-/// listed.
-const SLOT_MORE: u16 = 1 << 15;
-
-/// Threshold groups for `num_buckets` buckets.
-pub(crate) const fn threshold_groups(num_buckets: u64) -> u64 {
-    num_buckets.div_ceil(GROUP_BUCKETS)
+/// A Bumped filter's shape, besides its keys: width, columns (every
+/// layer's blocks have `lower_columns`, about `upper_millis / 1000` of
+/// them one more) and the first layer's seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Shape {
+    pub(crate) width: Width,
+    pub(crate) lower_columns: u32,
+    pub(crate) upper_millis: u32,
+    pub(crate) seed: u32,
 }
 
-/// Whether a threshold is neither "nothing bumped" nor the standard one.
-const fn is_exception(buckets: Buckets, threshold: u16) -> bool {
-    threshold as u32 != buckets.size() && threshold as u32 != buckets.standard_back
+/// The most a build of some number of keys needs, whatever the keys: its
+/// layers, output bytes and scratch words (each part of the scratch too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bounds {
+    pub(crate) layers: usize,
+    pub(crate) filter_bytes: usize,
+    row_words: usize,
+    next_words: usize,
+    ordered_words: usize,
+    count_words: usize,
+    threshold_words: usize,
 }
 
-/// Listed exceptions of exact `thresholds`: those beyond the first of
-/// their group.
-pub(crate) fn listed_exceptions(buckets: Buckets, thresholds: &[u16]) -> usize {
-    thresholds
-        .chunks(GROUP_BUCKETS as usize)
-        .map(|group| {
-            let exceptions = group.iter().filter(|&&t| is_exception(buckets, t)).count();
-            exceptions.saturating_sub(1)
-        })
-        .sum()
-}
-
-/// Encodes exact per-bucket `thresholds` (as [`band_layer`] makes them,
-/// with `buckets.standard_back` below the bucket size) into `groups`
-/// ([`GROUP_BYTES`] per group of 64 buckets) and `listed` (4 bytes per
-/// [`listed_exceptions`] entry, little-endian `bucket << bits | threshold`,
-/// ascending). The first exception of a group goes into its slot: the
-/// bucket within the group in the low 6 bits, the threshold in the next 9.
-/// `Err(())` when a buffer is short or a bucket index does not fit a list
-/// entry.
-pub(crate) fn encode_thresholds(
-    buckets: Buckets,
-    thresholds: &[u16],
-    groups: &mut [u8],
-    listed: &mut [u8],
-) -> Result<(), ()> {
-    let mut listed_at = 0;
-    for (g, group) in thresholds.chunks(GROUP_BUCKETS as usize).enumerate() {
-        let mut codes = 0u64;
-        // No exception: bucket 0 with the standard threshold, which is
-        // what it has unless it bumped nothing (and then its code decides).
-        let mut slot = (buckets.standard_back as u16) << 6;
-        let mut first = true;
-        for (i, &t) in group.iter().enumerate() {
-            if u32::from(t) == buckets.size() {
-                codes |= 1 << i;
-            } else if is_exception(buckets, t) {
-                if first {
-                    slot = (t << 6) | i as u16;
-                    first = false;
-                } else {
-                    slot |= SLOT_MORE;
-                    let bucket = (g as u64 * GROUP_BUCKETS + i as u64) << buckets.bits;
-                    let entry = u32::try_from(bucket | u64::from(t)).map_err(|_| ())?;
-                    let out = listed.get_mut(listed_at..listed_at + 4).ok_or(())?;
-                    out.copy_from_slice(&entry.to_le_bytes());
-                    listed_at += 4;
-                }
+impl Bounds {
+    /// The bounds for `num_keys` keys of `shape`: each layer capped at
+    /// [`next_cap`] of the one before (a build that bumps more retries the
+    /// layer), each layer sized for its cap, as a bumping layer or as the
+    /// last one, whichever is larger. [`Error::TooLarge`] past the
+    /// address space.
+    pub(crate) fn new(shape: &Shape, num_keys: u64) -> Result<Bounds, Error> {
+        let width = shape.width;
+        let too_large = |_| Error::TooLarge;
+        let geometry =
+            |blocks| layer_geometry(width, blocks, shape.lower_columns, shape.upper_millis);
+        let buckets = Buckets::for_width(width);
+        let mut cap = num_keys;
+        let mut layers = 0;
+        let mut bytes = HEADER_BYTES as u128;
+        let mut slots = 0usize;
+        let mut first_starts = 0u64;
+        loop {
+            layers += 1;
+            if layers > MAX_LAYERS {
+                return Err(Error::TooLarge);
             }
+            let last = geometry(last_blocks(
+                width,
+                cap.min(LAST_LAYER_KEYS),
+                LAST_LAYER_ATTEMPTS - 1,
+            ))?;
+            slots = slots.max(last.num_slots());
+            let last_bytes = last.payload_bytes() as u128;
+            if cap <= LAST_LAYER_KEYS {
+                bytes += (ENTRY_BYTES as u128) + last_bytes;
+                break;
+            }
+            let g = geometry(bumping_blocks(width, cap))?;
+            if layers == 1 {
+                first_starts = g.num_starts();
+            }
+            slots = slots.max(g.num_slots());
+            let num_buckets = u128::from(buckets.count(g.num_starts()));
+            let metadata = u128::from(threshold_groups(num_buckets as u64)) * GROUP_BYTES as u128
+                + 4 * num_buckets;
+            bytes += ENTRY_BYTES as u128 + last_bytes.max(metadata + g.payload_bytes() as u128);
+            cap = next_cap(width, cap);
         }
-        let out = groups
-            .get_mut(g * GROUP_BYTES..(g + 1) * GROUP_BYTES)
-            .ok_or(())?;
-        out[..8].copy_from_slice(&codes.to_le_bytes());
-        out[8..].copy_from_slice(&slot.to_le_bytes());
-    }
-    Ok(())
-}
-
-/// Encoded thresholds of one layer, as [`encode_thresholds`] wrote them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ThresholdsRef<'a> {
-    pub(crate) buckets: Buckets,
-    pub(crate) groups: &'a [u8],
-    pub(crate) listed: &'a [u8],
-}
-
-impl ThresholdsRef<'_> {
-    /// The threshold of `bucket`: its keys at least this far back from the
-    /// bucket's end were bumped. Bytes that [`encode_thresholds`] did not
-    /// write give some threshold, never a panic.
-    pub(crate) fn threshold(&self, bucket: u64) -> u32 {
-        // Checked: a bucket past the groups (or the address space) reads
-        // none.
-        let group = usize::try_from(bucket / GROUP_BUCKETS)
-            .ok()
-            .and_then(|g| g.checked_mul(GROUP_BYTES))
-            .and_then(|at| self.groups.get(at..at.checked_add(GROUP_BYTES)?));
-        let Some(group) = group else {
-            return self.buckets.size();
+        let filter_bytes = usize::try_from(bytes).map_err(too_large)?;
+        if filter_bytes > isize::MAX as usize {
+            return Err(Error::TooLarge);
+        }
+        let stride = Rows::stride_for(width, true);
+        let bumps = num_keys > LAST_LAYER_KEYS;
+        let num_buckets = buckets.count(first_starts);
+        let words = |x: u64| usize::try_from(x).map_err(too_large);
+        let bounds = Bounds {
+            layers,
+            filter_bytes,
+            row_words: slots.checked_mul(stride).ok_or(Error::TooLarge)?,
+            next_words: if bumps {
+                words(next_cap(width, num_keys))?
+            } else {
+                0
+            },
+            ordered_words: words(num_keys)?,
+            count_words: words(order_scratch_words(buckets, first_starts))?,
+            threshold_words: words(num_buckets.div_ceil(4))?,
         };
-        let mut codes = [0u8; 8];
-        codes.copy_from_slice(&group[..8]);
-        let within = (bucket % GROUP_BUCKETS) as u32;
-        if u64::from_le_bytes(codes) >> within & 1 == 1 {
-            return self.buckets.size();
-        }
-        let slot = u16::from_le_bytes([group[8], group[9]]);
-        if u32::from(slot & 63) == within {
-            return u32::from(slot >> 6 & 0x1ff);
-        }
-        if slot & SLOT_MORE != 0
-            && let Some(t) = self.listed_threshold(bucket)
-        {
-            return t;
-        }
-        self.buckets.standard_back
+        bounds.scratch_words().ok_or(Error::TooLarge)?;
+        Ok(bounds)
     }
 
-    /// Binary search of the list for `bucket`.
-    fn listed_threshold(&self, bucket: u64) -> Option<u32> {
-        let entry = |i: usize| {
-            let b = self.listed.get(4 * i..4 * i + 4)?;
-            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    /// Scratch words of a build.
+    pub(crate) fn scratch_words(&self) -> Option<usize> {
+        self.row_words
+            .checked_add(self.next_words)?
+            .checked_add(self.ordered_words)?
+            .checked_add(self.count_words)?
+            .checked_add(self.threshold_words)
+    }
+}
+
+/// Builds a Bumped filter of `hashes` into `out` and answers its length.
+/// `scratch` and `out` need what [`Bounds::new`] says for as many keys;
+/// `solve` is the back-substitution kernel for the shape's width.
+/// [`Error::ConstructionFailed`] when a layer found no seed (crafted
+/// hashes).
+pub(crate) fn build(
+    shape: &Shape,
+    hashes: &[u64],
+    solve: &SolveKernel,
+    scratch: &mut [u64],
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    match shape.width {
+        Width::W64 => build_as::<u64>(shape, hashes, solve, scratch, out),
+        Width::W128 => build_as::<u128>(shape, hashes, solve, scratch, out),
+    }
+}
+
+fn build_as<W: Coeff>(
+    shape: &Shape,
+    hashes: &[u64],
+    solve: &SolveKernel,
+    scratch: &mut [u64],
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let n = hashes.len() as u64;
+    let bounds = Bounds::new(shape, n)?;
+    let need = bounds.scratch_words().ok_or(Error::TooLarge)?;
+    if scratch.len() < need {
+        return Err(Error::ScratchTooSmall {
+            needed: need,
+            given: scratch.len(),
+        });
+    }
+    if out.len() < bounds.filter_bytes {
+        return Err(Error::OutputTooSmall {
+            needed: bounds.filter_bytes,
+            given: out.len(),
+        });
+    }
+    let (rows, rest) = scratch.split_at_mut(bounds.row_words);
+    let (next, rest) = rest.split_at_mut(bounds.next_words);
+    let (ordered, rest) = rest.split_at_mut(bounds.ordered_words);
+    let (counts, rest) = rest.split_at_mut(bounds.count_words);
+    let thresholds: &mut [u16] = bytemuck::cast_slice_mut(&mut rest[..bounds.threshold_words]);
+
+    let width = shape.width;
+    let buckets = Buckets::for_width(width);
+    let stride = Rows::stride::<W>(true);
+    let geometry = |blocks| layer_geometry(width, blocks, shape.lower_columns, shape.upper_millis);
+    // Layer data goes after a table of the most layers there can be; the
+    // gap is closed once the layers are known.
+    let reserved = HEADER_BYTES + ENTRY_BYTES * bounds.layers;
+    let mut data_at = reserved;
+    let mut entries = [None::<LayerEntry>; MAX_LAYERS];
+    let mut layers = 0;
+    let mut seed = shape.seed;
+    let mut cap = n;
+    // The layer's keys: `hashes`, then the values the layer before
+    // bumped, kept in `next`.
+    let mut from_next = None;
+    loop {
+        let inputs: &[u64] = match from_next {
+            None => hashes,
+            Some(k) => next.get(..k).ok_or(Error::TooLarge)?,
         };
-        let (mut lo, mut hi) = (0, self.listed.len() / 4);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let e = entry(mid)?;
-            match u64::from(e >> self.buckets.bits).cmp(&bucket) {
-                core::cmp::Ordering::Less => lo = mid + 1,
-                core::cmp::Ordering::Greater => hi = mid,
-                core::cmp::Ordering::Equal => {
-                    return Some(e & ((1 << self.buckets.bits) - 1));
+        let k = inputs.len();
+        let entry = entries.get_mut(layers).ok_or(Error::TooLarge)?;
+        if k as u64 <= LAST_LAYER_KEYS {
+            // The last layer: no thresholds; grown until it builds.
+            for attempt in 0..LAST_LAYER_ATTEMPTS {
+                let g = geometry(last_blocks(width, k as u64, attempt))?;
+                let expander = Expander::new(&g, seed);
+                let rows = rows
+                    .get_mut(..g.num_slots() * stride)
+                    .ok_or(Error::TooLarge)?;
+                rows.fill(0);
+                let banded = g.num_blocks > 0 || k == 0;
+                let consistent = banded
+                    && inputs.iter().all(|&x| {
+                        let (s, c, b) = expander.expand::<W>(x);
+                        insert::<W, true>(rows, s as usize, c, b) != AddOutcome::Inconsistent
+                    });
+                if consistent {
+                    let payload_end = data_at + g.payload_bytes();
+                    let payload = out.get_mut(data_at..payload_end).ok_or(Error::TooLarge)?;
+                    solve.run(
+                        &g,
+                        FreeRows::Pseudorandom(expander.seed_mix),
+                        Rows::new_for(width, rows, true),
+                        payload,
+                    );
+                    *entry = Some(layer_entry(&g, seed, 0, k));
+                    data_at = payload_end;
+                    break;
                 }
+                seed = seed.wrapping_add(1);
             }
+            if entry.is_none() {
+                return Err(Error::ConstructionFailed);
+            }
+            layers += 1;
+            break;
         }
-        None
+        let cap_next = next_cap(width, cap);
+        let mut bumped_count = None;
+        for _ in 0..BUMPING_SEEDS {
+            let g = geometry(bumping_blocks(width, k as u64))?;
+            let expander = Expander::new(&g, seed);
+            let ordered = ordered.get_mut(..k).ok_or(Error::TooLarge)?;
+            if !order_for_banding(buckets, &expander, inputs, counts, ordered) {
+                return Err(Error::TooLarge);
+            }
+            let rows = rows
+                .get_mut(..g.num_slots() * stride)
+                .ok_or(Error::TooLarge)?;
+            rows.fill(0);
+            let bumped = band_layer::<W>(buckets, &expander, rows, ordered, thresholds)
+                .map_err(|()| Error::TooLarge)?;
+            let this_seed = seed;
+            seed = seed.wrapping_add(1);
+            if bumped as u64 > cap_next {
+                continue;
+            }
+            let num_buckets =
+                usize::try_from(buckets.count(g.num_starts())).map_err(|_| Error::TooLarge)?;
+            let thresholds = thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
+            let listed = listed_exceptions(buckets, thresholds);
+            let groups_end = data_at + threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
+            let listed_end = groups_end + 4 * listed;
+            let payload_end = listed_end + g.payload_bytes();
+            let data = out.get_mut(data_at..payload_end).ok_or(Error::TooLarge)?;
+            let (groups, rest) = data.split_at_mut(groups_end - data_at);
+            let (list, payload) = rest.split_at_mut(listed_end - groups_end);
+            encode_thresholds(buckets, thresholds, groups, list)
+                .map_err(|()| Error::ConstructionFailed)?;
+            solve.run(
+                &g,
+                FreeRows::Pseudorandom(expander.seed_mix),
+                Rows::new_for(width, rows, true),
+                payload,
+            );
+            let listed = u32::try_from(listed).map_err(|_| Error::TooLarge)?;
+            *entry = Some(layer_entry(&g, this_seed, listed, k));
+            data_at = payload_end;
+            bumped_count = Some(bumped);
+            break;
+        }
+        let bumped = bumped_count.ok_or(Error::ConstructionFailed)?;
+        next.get_mut(..bumped)
+            .ok_or(Error::TooLarge)?
+            .copy_from_slice(ordered.get(..bumped).ok_or(Error::TooLarge)?);
+        from_next = Some(bumped);
+        cap = cap_next;
+        layers += 1;
+    }
+    let table_end = HEADER_BYTES + ENTRY_BYTES * layers;
+    out.copy_within(reserved..data_at, table_end);
+    let header = BumpedHeader {
+        width,
+        lower_columns: shape.lower_columns,
+        seed: shape.seed,
+        num_keys: n,
+        num_layers: layers,
+    };
+    out[..HEADER_BYTES].copy_from_slice(&header.encode());
+    for (i, entry) in entries.iter().take(layers).enumerate() {
+        let at = HEADER_BYTES + ENTRY_BYTES * i;
+        let entry = entry.ok_or(Error::ConstructionFailed)?;
+        out[at..at + ENTRY_BYTES].copy_from_slice(&entry.encode());
+    }
+    Ok(data_at - (reserved - table_end))
+}
+
+/// The table entry of a layer of geometry `g`.
+fn layer_entry(g: &Geometry, seed: u32, listed: u32, keys: usize) -> LayerEntry {
+    LayerEntry {
+        seed,
+        listed,
+        num_keys: keys as u64,
+        num_blocks: g.num_blocks as u64,
+        upper_start_block: g.upper_start_block as u64,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
+    use crate::bumped_layout::{Layers, ThresholdsRef, threshold_groups};
     use crate::bumped_study::{self, Exceptions, Params};
-    use crate::hash::{REMIX, remix};
+    use crate::filter::FilterRef;
     use crate::layout::{Geometry, Kind, Width};
     use crate::test_kit::splitmix64;
     use std::vec;
     use std::vec::Vec;
 
     extern crate std;
-
-    /// The inverse of `REMIX` modulo 2^64 (Newton's iteration).
-    fn unremix(x: u64, seed_mix: u64) -> u64 {
-        let mut inv = REMIX;
-        for _ in 0..5 {
-            inv = inv.wrapping_mul(2u64.wrapping_sub(REMIX.wrapping_mul(inv)));
-        }
-        x.wrapping_mul(inv) ^ seed_mix
-    }
 
     /// One bumping layer banded here and in the reference model, for the
     /// same keys, slots and seed: the same thresholds and bumped keys.
@@ -404,13 +494,12 @@ mod tests {
         let expander = Expander::new(&g, seed);
         let buckets =
             Buckets::new(bucket.trailing_zeros(), p.standard_back() as u32).expect("buckets");
-        let remixed: Vec<u64> = keys.iter().map(|&k| remix(k, expander.seed_mix)).collect();
         let mut counts = vec![0u64; order_scratch_words(buckets, expander.num_starts) as usize];
         let mut ordered = vec![0u64; n];
         assert!(order_for_banding(
             buckets,
             &expander,
-            &remixed,
+            &keys,
             &mut counts,
             &mut ordered
         ));
@@ -422,10 +511,7 @@ mod tests {
         let model_thresholds: Vec<u16> = model.thresholds.iter().map(|&t| t as u16).collect();
         assert_eq!(thresholds, model_thresholds, "{width:?} n {n}: thresholds");
         check_encoding(buckets, &thresholds);
-        let mut ours: Vec<u64> = ordered[..bumped]
-            .iter()
-            .map(|&x| unremix(x, expander.seed_mix))
-            .collect();
+        let mut ours = ordered[..bumped].to_vec();
         let mut theirs = model_bumped;
         ours.sort_unstable();
         theirs.sort_unstable();
@@ -515,6 +601,196 @@ mod tests {
             };
             for bucket in [0u64, 1, 63, 64, 65, 1 << 40, u64::MAX] {
                 assert!(view.threshold(bucket) <= buckets.size());
+            }
+        }
+    }
+
+    /// A whole filter built here and by the reference model from the same
+    /// keys: the same layers (seeds, slots, thresholds), and the same
+    /// answer to every member and non-member on every backend.
+    fn check_filter_against_model(width: Width, n: usize, r: u32, non_members: usize) {
+        let w = width.bits();
+        let mut state = 7 + n as u64 + u64::from(w);
+        let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+        let model = bumped_study::build(w, &bumped_study::chosen_params(w, r), &keys);
+        let shape = Shape {
+            width,
+            lower_columns: r,
+            upper_millis: 0,
+            seed: 0,
+        };
+        let bounds = Bounds::new(&shape, n as u64).expect("bounds");
+        let mut scratch = vec![0u64; bounds.scratch_words().expect("fits")];
+        let mut out = vec![0u8; bounds.filter_bytes];
+        let solve = SolveKernel::new(Backend::Scalar, width).expect("scalar");
+        let len = build(&shape, &keys, &solve, &mut scratch, &mut out).expect("builds");
+        let bytes = &out[..len];
+        let what = std::format!("{width:?} n {n} r {r}");
+
+        let mut layers = Layers::new(bytes).expect("header");
+        assert_eq!(
+            layers.header().num_layers,
+            model.layers.len(),
+            "{what}: layers"
+        );
+        assert!(
+            model.layers.len() <= bounds.layers,
+            "{what}: bound on layers"
+        );
+        let mut prev = n as u64;
+        for (i, theirs) in model.layers.iter().enumerate() {
+            let ours = layers
+                .next_layer(prev, true)
+                .expect("layer")
+                .expect("valid");
+            prev = ours.num_keys;
+            assert_eq!(
+                ours.num_keys, model.keys[i] as u64,
+                "{what}: layer {i} keys"
+            );
+            assert_eq!(ours.seed, theirs.seed, "{what}: layer {i} seed");
+            assert_eq!(
+                ours.geometry.num_slots() as u64,
+                theirs.num_slots,
+                "{what}: layer {i} slots"
+            );
+            for (bucket, &t) in theirs.thresholds.iter().enumerate() {
+                let got = ours.thresholds.threshold(bucket as u64);
+                assert_eq!(u64::from(got), t, "{what}: layer {i} bucket {bucket}");
+            }
+        }
+        assert!(layers.next_layer(prev, true).is_none());
+
+        let probes: Vec<u64> = keys
+            .iter()
+            .copied()
+            .chain((0..non_members).map(|_| splitmix64(&mut state)))
+            .collect();
+        let expected: Vec<bool> = probes.iter().map(|&h| model.contains(h)).collect();
+        assert!(
+            expected[..n].iter().all(|&a| a),
+            "{what}: the model lost a key"
+        );
+        for backend in Backend::ALL {
+            if !backend.is_available() {
+                std::println!("{what}: {backend:?} skipped: not available on this CPU or build");
+                continue;
+            }
+            let filter = FilterRef::from_bytes(bytes)
+                .expect("validates")
+                .with_backend(backend)
+                .expect("available");
+            let single: Vec<bool> = probes.iter().map(|&h| filter.contains(h)).collect();
+            assert!(
+                single == expected,
+                "{what} {backend:?}: contains differs from the model"
+            );
+            let mut batch = vec![false; probes.len()];
+            filter.contains_batch(&probes, &mut batch).expect("lengths");
+            assert!(
+                batch == expected,
+                "{what} {backend:?}: contains_batch differs from the model"
+            );
+        }
+    }
+
+    #[test]
+    fn filters_answer_as_the_model_does() {
+        let sizes: &[usize] = if cfg!(miri) {
+            &[0, 1, 2, 3000]
+        } else {
+            &[0, 1, 2, 63, 64, 65, 1000, 2048, 2049, 30_000, 200_000]
+        };
+        let non_members = if cfg!(miri) { 200 } else { 20_000 };
+        for &n in sizes {
+            for r in [1, 7, 8] {
+                check_filter_against_model(Width::W64, n, r, non_members);
+                check_filter_against_model(Width::W128, n, r, non_members);
+            }
+        }
+    }
+
+    /// The product's space overhead over the information-theoretic
+    /// minimum, whole serialized filter counted (header, layer table,
+    /// thresholds, payload), worst of `RIBBON_STUDY_SETS` (20) fresh key
+    /// sets of `RIBBON_STUDY_KEYS` (10^6) keys, and the measured FP rate of
+    /// the worst set over 4 * 10^6 non-members:
+    /// `cargo test --release --lib bump::tests::overhead -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn overhead() {
+        let setting = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let n = setting("RIBBON_STUDY_KEYS", 1_000_000) as usize;
+        let sets = setting("RIBBON_STUDY_SETS", 20);
+        for width in [Width::W64, Width::W128] {
+            for r in [7u32, 8] {
+                let shape = Shape {
+                    width,
+                    lower_columns: r,
+                    upper_millis: 0,
+                    seed: 0,
+                };
+                let bounds = Bounds::new(&shape, n as u64).expect("bounds");
+                let mut scratch = vec![0u64; bounds.scratch_words().expect("fits")];
+                let mut out = vec![0u8; bounds.filter_bytes];
+                let solve = SolveKernel::new(Backend::detect(), width).expect("detected");
+                let mut worst = (0u64, 0u64);
+                for set in 0..sets {
+                    let mut state = 0x5eed_0000 + set;
+                    let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+                    let len = build(&shape, &keys, &solve, &mut scratch, &mut out).expect("builds");
+                    if setting("RIBBON_STUDY_VERBOSE", 0) == 1 {
+                        let mut layers = Layers::new(&out[..len]).expect("valid");
+                        let mut prev = n as u64;
+                        let mut line = std::format!("  set {set}: {len} bytes;");
+                        while let Some(Ok(l)) = layers.next_layer(prev, false) {
+                            prev = l.num_keys;
+                            line += &std::format!(
+                                " {} keys {} slots {} listed;",
+                                l.num_keys,
+                                l.geometry.num_slots(),
+                                l.thresholds.listed.len() / 4
+                            );
+                        }
+                        std::println!("{line}");
+                    }
+                    worst = worst.max((len as u64, set));
+                }
+                let mut state = 0x5eed_0000 + worst.1;
+                let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+                let len = build(&shape, &keys, &solve, &mut scratch, &mut out).expect("builds");
+                let filter = FilterRef::from_bytes(&out[..len]).expect("valid");
+                let mut layers = Layers::new(&out[..len]).expect("valid");
+                let mut prev = n as u64;
+                while let Some(Ok(l)) = layers.next_layer(prev, false) {
+                    prev = l.num_keys;
+                    std::println!(
+                        "  layer: {} keys, {} slots, {} group bytes, {} listed",
+                        l.num_keys,
+                        l.geometry.num_slots(),
+                        l.thresholds.groups.len(),
+                        l.thresholds.listed.len() / 4
+                    );
+                }
+                let probes = 4_000_000u64;
+                let mut state = u64::MAX - worst.1;
+                let fp = (0..probes)
+                    .filter(|_| filter.contains(splitmix64(&mut state)))
+                    .count() as u64;
+                let minimum = n as u64 * u64::from(r);
+                std::println!(
+                    "{width:?} r {r} n {n}: worst of {sets} sets {len} bytes, overhead {:.3} % (bound {} bytes, scratch {:.1} bytes/key); FP {fp} / {probes} = {:.4} % (2^-r = {:.4} %)",
+                    (len as f64 * 8.0 / minimum as f64 - 1.0) * 100.0,
+                    bounds.filter_bytes,
+                    scratch.len() as f64 * 8.0 / n as f64,
+                    fp as f64 * 100.0 / probes as f64,
+                    100.0 / f64::from(1u32 << r),
+                );
             }
         }
     }

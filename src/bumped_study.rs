@@ -347,13 +347,19 @@ impl Model {
 
     fn contains_as<W: Coeff>(&self, hash: u64) -> bool {
         let rmask = (1u64 << self.params.r) - 1;
+        // Each layer hashes what the layer before remixed.
+        let mut carried = hash;
         for (i, layer) in self.layers.iter().enumerate() {
-            let x = remix(hash, seed_mix(layer.seed));
+            if layer.num_slots == 0 {
+                return false;
+            }
+            let x = remix(carried, seed_mix(layer.seed));
             let s = start(x, layer.num_starts(), 0);
             let last = i + 1 == self.layers.len();
             if !last {
                 let t = layer.thresholds[(s / self.params.bucket) as usize];
                 if self.params.back(s) >= t {
+                    carried = x;
                     continue;
                 }
             }
@@ -439,7 +445,7 @@ pub(crate) fn band_layer<W: Coeff>(
     // ascending), with their rows (none for a key the rows implied).
     let mut bucket_rows: Vec<(u64, Option<usize>, u64)> = Vec::new();
     let mut current = u64::MAX;
-    for &(s, x, k) in &items {
+    for &(s, x, _) in &items {
         let b = s / p.bucket;
         let back = p.back(s);
         if bump && b != current {
@@ -447,13 +453,13 @@ pub(crate) fn band_layer<W: Coeff>(
             current = b;
         }
         if bump && back >= thresholds[b as usize] {
-            bumped.push(k);
+            bumped.push(x);
             continue;
         }
         match insert::<W>(&mut rows, s as usize, coeff(x), result(x) & rmask) {
             Ok(row) => {
                 if bump {
-                    bucket_rows.push((back, row, k));
+                    bucket_rows.push((back, row, x));
                 }
             }
             Err(()) if bump => {
@@ -472,7 +478,7 @@ pub(crate) fn band_layer<W: Coeff>(
                     bumped.push(key);
                     bucket_rows.pop();
                 }
-                bumped.push(k);
+                bumped.push(x);
             }
             Err(()) => return None,
         }
@@ -528,17 +534,28 @@ fn build_as<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
     loop {
         model.keys.push(keys.len());
         if keys.len() <= p.last_layer_keys {
-            // The last layer: no thresholds; grow by 1/16 and reseed until
-            // it builds.
-            let mut slots = slots_for(keys.len(), 1_000_000, w);
-            loop {
+            // The last layer: no thresholds; attempt `a` has `n (1 + a /
+            // 32)` slots in whole blocks, each with the next seed.
+            for attempt in 0.. {
+                let n = keys.len() as u64;
+                let slots = (n + n * attempt / 32).div_ceil(w) * w;
+                if slots == 0 {
+                    model.layers.push(Layer {
+                        seed,
+                        num_slots: 0,
+                        w,
+                        thresholds: Vec::new(),
+                        solution: Vec::new(),
+                    });
+                    model.empty.push(0);
+                    return model;
+                }
                 if let Some((layer, _, empty)) = band_layer::<W>(p, &keys, slots, seed, false) {
                     model.layers.push(layer);
                     model.empty.push(empty);
                     return model;
                 }
                 seed += 1;
-                slots = (slots + slots / 16).div_ceil(w) * w;
             }
         }
         let slots = slots_for(keys.len(), p.slots_per_key_ppm, w);

@@ -1,10 +1,11 @@
 //! `FilterRef`: a zero-copy, validated view over a serialized filter.
 
 use crate::backend::Backend;
+use crate::bumped_layout::{self, Buckets, Layers, ThresholdsRef};
 use crate::error::Error;
-use crate::hash::{Equation, Expander};
+use crate::hash::{Equation, Expander, remix, start};
 use crate::kernels::QueryKernels;
-use crate::layout::{HEADER_BYTES, Header, Kind, Width};
+use crate::layout::{HEADER_BYTES, Header, Kind, Width, is_bumped};
 use crate::probe::Parts;
 
 /// A borrowed Ribbon filter: the serialized bytes (any alignment) plus the
@@ -63,6 +64,17 @@ impl<'a> FilterRef<'a> {
     /// The view uses [`Backend::current`]: the best backend detected on this
     /// CPU unless one was set with [`Backend::force`].
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
+        if is_bumped(bytes) {
+            let (_, len) = bumped_layout::validate_prefix(bytes)?;
+            if len != bytes.len() {
+                return Err(Error::TrailingBytes {
+                    expected: len,
+                    given: bytes.len(),
+                });
+            }
+            let state = Validated::for_bumped(bytes, Backend::current())?;
+            return Ok(FilterRef::from_validated(state, bytes));
+        }
         let header = Header::decode(bytes)?;
         let state = Validated::new(&header, Backend::current())?;
         Ok(FilterRef::from_validated(state, bytes))
@@ -86,6 +98,9 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), ribbon_kernel::Error>(())
     /// ```
     pub fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
+        if is_bumped(bytes) {
+            return bumped_layout::serialized_len(bytes);
+        }
         Ok(Header::decode_prefix(bytes)?.geometry.filter_bytes())
     }
 
@@ -108,7 +123,79 @@ impl<'a> FilterRef<'a> {
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
         let s = &self.state;
+        match &s.bumped {
+            None => s.kernels.contains(&s.parts, self.payload, hash),
+            Some(top) => self.contains_bumped(top, hash),
+        }
+    }
+
+    /// [`FilterRef::contains`] of a Bumped filter: the first layer answers
+    /// unless the key's bucket bumped it.
+    #[inline]
+    fn contains_bumped(&self, top: &BumpedTop, hash: u64) -> bool {
+        let s = &self.state;
+        if let Some(x) = self.bumped_from_first(top, hash) {
+            return self.contains_deeper(x);
+        }
         s.kernels.contains(&s.parts, self.payload, hash)
+    }
+
+    /// The value a key carries to the second layer when the first one
+    /// bumped it.
+    #[inline(always)]
+    fn bumped_from_first(&self, top: &BumpedTop, hash: u64) -> Option<u64> {
+        if top.num_layers < 2 {
+            return None;
+        }
+        let e = &self.state.parts.expander;
+        let x = remix(hash, e.seed_mix);
+        let (bucket, back) = top.buckets.locate(start(x, e.num_starts, 0));
+        let thresholds = ThresholdsRef {
+            buckets: top.buckets,
+            groups: self.bytes.get(top.groups.0..top.groups.1).unwrap_or(&[]),
+            listed: self.bytes.get(top.listed.0..top.listed.1).unwrap_or(&[]),
+        };
+        (back >= thresholds.threshold(bucket)).then_some(x)
+    }
+
+    /// The layers after the first, for a key the first bumped (`x`: what
+    /// the first layer remixed it to). Bytes that changed since they were
+    /// validated answer "maybe", never a false negative.
+    #[inline(never)]
+    fn contains_deeper(&self, mut x: u64) -> bool {
+        let Ok(mut layers) = Layers::new(self.bytes) else {
+            return true;
+        };
+        let mut keys = layers.header().num_keys;
+        let mut first = true;
+        while let Some(Ok(layer)) = layers.next_layer(keys, false) {
+            keys = layer.num_keys;
+            if core::mem::take(&mut first) {
+                continue;
+            }
+            let g = layer.geometry;
+            let parts = Parts {
+                geometry: g,
+                expander: Expander::new(&g, layer.seed),
+            };
+            if !layer.last {
+                let y = remix(x, parts.expander.seed_mix);
+                let (bucket, back) =
+                    layer
+                        .thresholds
+                        .buckets
+                        .locate(start(y, parts.expander.num_starts, 0));
+                if back >= layer.thresholds.threshold(bucket) {
+                    x = y;
+                    continue;
+                }
+            }
+            let Some(kernels) = QueryKernels::for_filter(self.backend(), &g) else {
+                return true;
+            };
+            return kernels.contains(&parts, layer.payload, x);
+        }
+        true
     }
 
     /// Queries every hash, writing one answer per hash into `out`, which must
@@ -123,6 +210,15 @@ impl<'a> FilterRef<'a> {
         let s = &self.state;
         s.kernels
             .contains_batch(&s.parts, self.payload, hashes, out);
+        if let Some(top) = &s.bumped {
+            // The first layer answered every key; those it bumped ask the
+            // layers after it.
+            for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
+                if let Some(x) = self.bumped_from_first(top, hash) {
+                    *answer = self.contains_deeper(x);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -239,10 +335,14 @@ impl<'a> FilterRef<'a> {
 
     /// A view over `bytes`, which `state` was decoded from.
     pub(crate) fn from_validated(state: Validated, bytes: &'a [u8]) -> FilterRef<'a> {
+        let payload = match &state.bumped {
+            None => bytes.get(HEADER_BYTES..),
+            Some(top) => bytes.get(top.payload.0..top.payload.1),
+        };
         FilterRef {
             state,
             bytes,
-            payload: bytes.get(HEADER_BYTES..).unwrap_or(&[]),
+            payload: payload.unwrap_or(&[]),
         }
     }
 }
@@ -272,6 +372,21 @@ pub(crate) struct Validated {
     pub(crate) seed: u32,
     pub(crate) num_keys: u64,
     kernels: QueryKernels<Parts>,
+    /// A Bumped filter's first layer (`parts` is its geometry and seed)
+    /// and what the layers after it need.
+    pub(crate) bumped: Option<BumpedTop>,
+}
+
+/// What a view of a Bumped filter keeps besides its first layer's parts:
+/// where the first layer's thresholds and payload lie in the bytes (as
+/// ranges, so that the state has no borrow) and how many layers follow.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BumpedTop {
+    num_layers: usize,
+    buckets: Buckets,
+    groups: (usize, usize),
+    listed: (usize, usize),
+    payload: (usize, usize),
 }
 
 impl Validated {
@@ -287,6 +402,35 @@ impl Validated {
             seed: header.seed,
             num_keys: header.num_keys,
             kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
+            bumped: None,
+        })
+    }
+
+    /// The state of a view of the Bumped filter `bytes` (validated),
+    /// querying with `backend`.
+    pub(crate) fn for_bumped(bytes: &[u8], backend: Backend) -> Result<Validated, Error> {
+        let first = bumped_layout::layer_of_validated(bytes, 0).ok_or(Error::CorruptHeader)?;
+        let header = Layers::new(bytes)?.header();
+        let g = first.geometry;
+        let t = &first.thresholds;
+        let groups = first.data_at..first.data_at + t.groups.len();
+        let listed = groups.end..groups.end + t.listed.len();
+        let payload = listed.end..listed.end + first.payload.len();
+        Ok(Validated {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, first.seed),
+            },
+            seed: header.seed,
+            num_keys: header.num_keys,
+            kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
+            bumped: Some(BumpedTop {
+                num_layers: header.num_layers,
+                buckets: t.buckets,
+                groups: (groups.start, groups.end),
+                listed: (listed.start, listed.end),
+                payload: (payload.start, payload.end),
+            }),
         })
     }
 

@@ -328,13 +328,7 @@ pub(crate) struct Header {
 impl Header {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
         let g = &self.geometry;
-        let mut h = [0u8; HEADER_BYTES];
-        put(&mut h, 0, &MAGIC);
-        h[4] = VERSION;
-        h[5] = g.kind.code() as u8;
-        h[6] = g.width.bits() as u8;
-        h[7] = g.lower_columns as u8;
-        put(&mut h, 8, &self.seed.to_le_bytes());
+        let mut h = header_start(g.kind.code() as u8, g.width, g.lower_columns, self.seed);
         put(&mut h, 16, &self.num_keys.to_le_bytes());
         put(&mut h, 24, &(g.num_blocks as u64).to_le_bytes());
         put(&mut h, 32, &(g.upper_start_block as u64).to_le_bytes());
@@ -408,6 +402,38 @@ impl Header {
         })
     }
 }
+
+/// A header's first 16 bytes (magic, version, kind code, width, lower
+/// columns, seed and the reserved zeros), the rest zero: what every kind's
+/// header starts with.
+pub(crate) fn header_start(
+    kind_code: u8,
+    width: Width,
+    lower_columns: u32,
+    seed: u32,
+) -> [u8; HEADER_BYTES] {
+    let mut h = [0u8; HEADER_BYTES];
+    put(&mut h, 0, &MAGIC);
+    h[4] = VERSION;
+    h[5] = kind_code;
+    h[6] = width.bits() as u8;
+    h[7] = lower_columns as u8;
+    put(&mut h, 8, &seed.to_le_bytes());
+    h
+}
+
+/// Whether `bytes` start with a Bumped Ribbon filter's magic, version and
+/// kind code ([`BUMPED_KIND_CODE`]).
+pub(crate) fn is_bumped(bytes: &[u8]) -> bool {
+    bytes.len() >= HEADER_BYTES
+        && bytes[..4] == MAGIC
+        && bytes[4] == VERSION
+        && bytes[5] == BUMPED_KIND_CODE
+}
+
+/// The kind code of Bumped Ribbon filters (issue 18; `src/bumped_layout.rs`
+/// reads the rest of their header).
+pub(crate) const BUMPED_KIND_CODE: u8 = 3;
 
 /// Copies `bytes` into `h` at `at` (header fields; no panic path).
 fn put(h: &mut [u8; HEADER_BYTES], at: usize, bytes: &[u8]) {

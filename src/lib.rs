@@ -132,6 +132,7 @@ mod arith;
 mod backend;
 mod band;
 mod bump;
+mod bumped_layout;
 // Bumped Ribbon's reference model (issue 18), test-only until the kind lands.
 pub mod bounds;
 #[cfg(test)]

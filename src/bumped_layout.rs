@@ -1,0 +1,704 @@
+//! Bumped Ribbon's layers (issue 18): sizing, the thresholds' encoding and
+//! the serialized layer table, with the validation of untrusted bytes.
+//!
+//! A Bumped filter is a stack of Standard Ribbon layers over one ribbon
+//! width and one column split. Every layer but the last has fewer slots
+//! than keys; its starts are cut into buckets ([`Buckets`]) and each bucket
+//! has a threshold: the bucket's keys at least that far back from its end
+//! were *bumped* to the next layer. Layer `i + 1` hashes the value layer
+//! `i` remixed (a chain of remixes), so a query carries one 64-bit value
+//! from layer to layer. The last layer has no thresholds.
+//!
+//! Serialized (all little-endian): the 40-byte header of
+//! [`crate::layout`] with kind 3, whose bytes 24..32 hold the number of
+//! layers and 32..40 are zero; then one 32-byte entry per layer; then
+//! each layer's data in turn: its threshold groups, its listed exceptions
+//! and its ICML payload (a Standard payload of the layer's geometry).
+//!
+//! | entry offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | seed (u32) |
+//! | 4 | 4 | listed exceptions (u32) |
+//! | 8 | 8 | keys banded into the layer (u64) |
+//! | 16 | 8 | `num_blocks` (u64) |
+//! | 24 | 8 | `upper_start_block` (u64) |
+//!
+//! `src/bumped_study.rs` explains the parameters; `src/bump.rs` builds.
+
+use crate::error::Error;
+use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
+
+/// Most starts per bucket, as a power of two (thresholds fit 9 bits).
+pub(crate) const MAX_BUCKET_BITS: u32 = 9;
+
+/// A layer with at most this many keys is the last one: a Standard Ribbon
+/// without thresholds, grown until it builds.
+pub(crate) const LAST_LAYER_KEYS: u64 = 2048;
+
+/// Sizes the last layer tries, each with the next seed: attempt `a` has
+/// `keys * (1 + a / 32)` slots, rounded up to whole blocks.
+pub(crate) const LAST_LAYER_ATTEMPTS: u64 = 32;
+
+/// Seeds a bumping layer tries before its bumped keys fit the next layer's
+/// cap ([`next_cap`]); with the caps' margin the first one does unless the
+/// hashes are crafted.
+pub(crate) const BUMPING_SEEDS: u32 = 16;
+
+/// Most layers a filter may have. The caps shrink by at least 8x per layer
+/// from at most 2^40 keys, so plans need at most 13.
+pub(crate) const MAX_LAYERS: usize = 16;
+
+/// Bytes of one layer table entry.
+pub(crate) const ENTRY_BYTES: usize = 32;
+
+/// How a bumping layer cuts its starts into buckets and bumps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Buckets {
+    /// Starts per bucket, as a power of two (at most [`MAX_BUCKET_BITS`]).
+    pub(crate) bits: u32,
+    /// The standard threshold: in a bucket that bumps, the keys at least
+    /// this many starts back from its end (below the bucket's size).
+    pub(crate) standard_back: u32,
+}
+
+impl Buckets {
+    /// Buckets of `2^bits` starts with a standard threshold of
+    /// `standard_back` starts; `None` past [`MAX_BUCKET_BITS`] or unless
+    /// the threshold lies within the bucket (tests try other buckets than
+    /// [`Buckets::for_width`]'s).
+    #[cfg(test)]
+    pub(crate) const fn new(bits: u32, standard_back: u32) -> Option<Buckets> {
+        if bits > MAX_BUCKET_BITS || standard_back >= 1 << bits {
+            return None;
+        }
+        Some(Buckets {
+            bits,
+            standard_back,
+        })
+    }
+
+    /// The buckets of a width, as `bumped_study::chosen_params` settled
+    /// them: 128 starts with the lowest 20 % bumped for w = 64, 512 starts
+    /// with the lowest 9 % for w = 128 (`ceil(0.80 * 128)` and
+    /// `ceil(0.91 * 512)` starts back).
+    pub(crate) const fn for_width(width: Width) -> Buckets {
+        match width {
+            Width::W64 => Buckets {
+                bits: 7,
+                standard_back: 103,
+            },
+            Width::W128 => Buckets {
+                bits: 9,
+                standard_back: 466,
+            },
+        }
+    }
+
+    /// Starts per bucket; also the threshold of a bucket that bumped
+    /// nothing (no key lies that far back).
+    pub(crate) const fn size(self) -> u32 {
+        1 << self.bits
+    }
+
+    /// Buckets covering `num_starts` starts.
+    pub(crate) const fn count(self, num_starts: u64) -> u64 {
+        num_starts.div_ceil(1 << self.bits)
+    }
+
+    /// A start's bucket, and how far back from the bucket's end it lies.
+    #[inline(always)]
+    pub(crate) const fn locate(self, start: u64) -> (u64, u32) {
+        let last = (1u64 << self.bits) - 1;
+        (start >> self.bits, (!start & last) as u32)
+    }
+
+    /// A start's place in banding order: its bucket, then how far back it
+    /// lies.
+    #[inline(always)]
+    pub(crate) const fn order(self, start: u64) -> u64 {
+        start ^ ((1u64 << self.bits) - 1)
+    }
+
+    /// The threshold of a bucket whose first key that cannot go in lies
+    /// `back` starts from its end.
+    #[inline(always)]
+    pub(crate) const fn threshold_for(self, back: u32) -> u32 {
+        if self.standard_back <= back {
+            self.standard_back
+        } else {
+            back
+        }
+    }
+
+    /// Whether a threshold is neither "nothing bumped" nor the standard
+    /// one.
+    const fn is_exception(self, threshold: u16) -> bool {
+        threshold as u32 != self.size() && threshold as u32 != self.standard_back
+    }
+}
+
+/// Slots per key of a bumping layer, in millionths: 0.92 for w = 64, 0.965
+/// for w = 128 (`bumped_study::chosen_params`).
+const fn slots_per_key_ppm(width: Width) -> u64 {
+    match width {
+        Width::W64 => 920_000,
+        Width::W128 => 965_000,
+    }
+}
+
+/// Blocks of a bumping layer for `keys` keys: `keys` times the width's
+/// slots per key, rounded up to whole blocks, at least one.
+pub(crate) const fn bumping_blocks(width: Width, keys: u64) -> u64 {
+    let w = width.bits() as u64;
+    let slots = (keys * slots_per_key_ppm(width)).div_ceil(1_000_000);
+    let blocks = slots.div_ceil(w);
+    if blocks == 0 { 1 } else { blocks }
+}
+
+/// Blocks of the last layer for `keys` keys at attempt `attempt`
+/// ([`LAST_LAYER_ATTEMPTS`]); 0 for no keys.
+pub(crate) const fn last_blocks(width: Width, keys: u64, attempt: u64) -> u64 {
+    let slots = keys + keys * attempt / 32;
+    slots.div_ceil(width.bits() as u64)
+}
+
+/// The most keys the layer after one capped at `cap` keys may receive: a
+/// bumping layer that bumps more retries with its next seed. Bumping
+/// layers bump about 8.0 % of their keys at w = 64 and 3.5 % at w = 128
+/// (worst of 6 sets at 10^6 keys: 8.6 % and 3.7 %), so the caps, 10 % and
+/// 4.5 % plus 512, are rarely if ever met.
+pub(crate) const fn next_cap(width: Width, cap: u64) -> u64 {
+    let ppm = match width {
+        Width::W64 => 100_000,
+        Width::W128 => 45_000,
+    };
+    cap / 1_000_000 * ppm + (cap % 1_000_000) * ppm / 1_000_000 + 512
+}
+
+/// A layer's geometry: `blocks` blocks of `lower_columns` columns, the
+/// last `upper_millis / 1000` of them (rounded) with one more.
+pub(crate) fn layer_geometry(
+    width: Width,
+    blocks: u64,
+    lower_columns: u32,
+    upper_millis: u32,
+) -> Result<Geometry, Error> {
+    let upper = if lower_columns >= crate::layout::MAX_COLUMNS {
+        0
+    } else {
+        (u128::from(blocks) * u128::from(upper_millis.min(1000)) + 500) / 1000
+    };
+    let blocks = usize::try_from(blocks).map_err(|_| Error::TooLarge)?;
+    let upper = usize::try_from(upper).map_err(|_| Error::TooLarge)?;
+    Geometry::new(
+        Kind::Standard,
+        width,
+        blocks,
+        columns_of(blocks, lower_columns),
+        blocks - upper,
+    )
+}
+
+/// A layer's lower columns: the filter's, but none without blocks (an
+/// empty last layer).
+fn columns_of(blocks: usize, lower_columns: u32) -> u32 {
+    if blocks == 0 { 0 } else { lower_columns }
+}
+
+/// Buckets per threshold group.
+pub(crate) const GROUP_BUCKETS: u64 = 64;
+
+/// Bytes of a threshold group: 64 codes (bit `i` set: bucket `i` of the
+/// group bumped nothing) and a 16-bit exception slot, little-endian.
+pub(crate) const GROUP_BYTES: usize = 10;
+
+/// The exception slot's flag: the group has exceptions besides the slot's,
+/// listed.
+const SLOT_MORE: u16 = 1 << 15;
+
+/// Threshold groups for `num_buckets` buckets.
+pub(crate) const fn threshold_groups(num_buckets: u64) -> u64 {
+    num_buckets.div_ceil(GROUP_BUCKETS)
+}
+
+/// Listed exceptions of exact `thresholds`: those beyond the first of
+/// their group.
+pub(crate) fn listed_exceptions(buckets: Buckets, thresholds: &[u16]) -> usize {
+    thresholds
+        .chunks(GROUP_BUCKETS as usize)
+        .map(|group| {
+            let exceptions = group.iter().filter(|&&t| buckets.is_exception(t)).count();
+            exceptions.saturating_sub(1)
+        })
+        .sum()
+}
+
+/// Encodes exact per-bucket `thresholds` (as `bump::band_layer` makes
+/// them, with `buckets.standard_back` below the bucket size) into `groups`
+/// ([`GROUP_BYTES`] per group of 64 buckets) and `listed` (4 bytes per
+/// [`listed_exceptions`] entry, little-endian `bucket << bits | threshold`,
+/// ascending). The first exception of a group goes into its slot: the
+/// bucket within the group in the low 6 bits, the threshold in the next 9.
+/// `Err(())` when a buffer is short or a bucket index does not fit a list
+/// entry.
+pub(crate) fn encode_thresholds(
+    buckets: Buckets,
+    thresholds: &[u16],
+    groups: &mut [u8],
+    listed: &mut [u8],
+) -> Result<(), ()> {
+    let mut listed_at = 0;
+    for (g, group) in thresholds.chunks(GROUP_BUCKETS as usize).enumerate() {
+        let mut codes = 0u64;
+        // No exception: bucket 0 with the standard threshold, which is
+        // what it has unless it bumped nothing (and then its code decides).
+        let mut slot = (buckets.standard_back as u16) << 6;
+        let mut first = true;
+        for (i, &t) in group.iter().enumerate() {
+            if u32::from(t) == buckets.size() {
+                codes |= 1 << i;
+            } else if buckets.is_exception(t) {
+                if first {
+                    slot = (t << 6) | i as u16;
+                    first = false;
+                } else {
+                    slot |= SLOT_MORE;
+                    let bucket = (g as u64 * GROUP_BUCKETS + i as u64) << buckets.bits;
+                    let entry = u32::try_from(bucket | u64::from(t)).map_err(|_| ())?;
+                    let out = listed.get_mut(listed_at..listed_at + 4).ok_or(())?;
+                    out.copy_from_slice(&entry.to_le_bytes());
+                    listed_at += 4;
+                }
+            }
+        }
+        let out = groups
+            .get_mut(g * GROUP_BYTES..(g + 1) * GROUP_BYTES)
+            .ok_or(())?;
+        out[..8].copy_from_slice(&codes.to_le_bytes());
+        out[8..].copy_from_slice(&slot.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Encoded thresholds of one layer, as [`encode_thresholds`] wrote them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThresholdsRef<'a> {
+    pub(crate) buckets: Buckets,
+    pub(crate) groups: &'a [u8],
+    pub(crate) listed: &'a [u8],
+}
+
+impl ThresholdsRef<'_> {
+    /// The threshold of `bucket`: its keys at least this far back from the
+    /// bucket's end were bumped. Bytes that [`encode_thresholds`] did not
+    /// write give some threshold, never a panic.
+    #[inline]
+    pub(crate) fn threshold(&self, bucket: u64) -> u32 {
+        // Checked: a bucket past the groups (or the address space) reads
+        // none.
+        let group = usize::try_from(bucket / GROUP_BUCKETS)
+            .ok()
+            .and_then(|g| g.checked_mul(GROUP_BYTES))
+            .and_then(|at| self.groups.get(at..at.checked_add(GROUP_BYTES)?));
+        let Some(group) = group else {
+            return self.buckets.size();
+        };
+        let mut codes = [0u8; 8];
+        codes.copy_from_slice(&group[..8]);
+        let within = (bucket % GROUP_BUCKETS) as u32;
+        if u64::from_le_bytes(codes) >> within & 1 == 1 {
+            return self.buckets.size();
+        }
+        let slot = u16::from_le_bytes([group[8], group[9]]);
+        if u32::from(slot & 63) == within {
+            return u32::from(slot >> 6 & 0x1ff);
+        }
+        if slot & SLOT_MORE != 0
+            && let Some(t) = self.listed_threshold(bucket)
+        {
+            return t;
+        }
+        self.buckets.standard_back
+    }
+
+    /// Binary search of the list for `bucket`.
+    #[inline(never)]
+    fn listed_threshold(&self, bucket: u64) -> Option<u32> {
+        let (mut lo, mut hi) = (0, self.listed.len() / 4);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let e = listed_entry(self.listed, mid)?;
+            match u64::from(e >> self.buckets.bits).cmp(&bucket) {
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+                core::cmp::Ordering::Equal => {
+                    return Some(e & ((1 << self.buckets.bits) - 1));
+                }
+            }
+        }
+        None
+    }
+
+    /// [`Error::CorruptHeader`] unless every slot and list entry is one
+    /// [`encode_thresholds`] can write for `num_buckets` buckets: slots
+    /// name a bucket of the layer (or hold the standard threshold), listed
+    /// buckets ascend strictly and lie in the layer, and exceptions lie
+    /// below the standard threshold.
+    fn validate(&self, num_buckets: u64) -> Result<(), Error> {
+        let std_back = self.buckets.standard_back;
+        for (g, group) in self.groups.chunks_exact(GROUP_BYTES).enumerate() {
+            let slot = u16::from_le_bytes([group[8], group[9]]);
+            let t = u32::from(slot >> 6 & 0x1ff);
+            let bucket = g as u64 * GROUP_BUCKETS + u64::from(slot & 63);
+            if t > std_back || (t < std_back && bucket >= num_buckets) {
+                return Err(Error::CorruptHeader);
+            }
+        }
+        let mut previous = None;
+        for i in 0..self.listed.len() / 4 {
+            let e = listed_entry(self.listed, i).ok_or(Error::CorruptHeader)?;
+            let bucket = u64::from(e >> self.buckets.bits);
+            let t = e & ((1 << self.buckets.bits) - 1);
+            if bucket >= num_buckets || t >= std_back || previous >= Some(bucket) {
+                return Err(Error::CorruptHeader);
+            }
+            previous = Some(bucket);
+        }
+        Ok(())
+    }
+}
+
+/// List entry `i` of `listed`.
+fn listed_entry(listed: &[u8], i: usize) -> Option<u32> {
+    let b = listed.get(4 * i..4 * i + 4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// One layer's entry in the layer table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LayerEntry {
+    pub(crate) seed: u32,
+    pub(crate) listed: u32,
+    pub(crate) num_keys: u64,
+    pub(crate) num_blocks: u64,
+    pub(crate) upper_start_block: u64,
+}
+
+impl LayerEntry {
+    pub(crate) fn encode(&self) -> [u8; ENTRY_BYTES] {
+        let mut e = [0u8; ENTRY_BYTES];
+        e[..4].copy_from_slice(&self.seed.to_le_bytes());
+        e[4..8].copy_from_slice(&self.listed.to_le_bytes());
+        e[8..16].copy_from_slice(&self.num_keys.to_le_bytes());
+        e[16..24].copy_from_slice(&self.num_blocks.to_le_bytes());
+        e[24..32].copy_from_slice(&self.upper_start_block.to_le_bytes());
+        e
+    }
+
+    fn decode(e: &[u8]) -> Option<LayerEntry> {
+        let u32_at = |i: usize| Some(u32::from_le_bytes(e.get(i..i + 4)?.try_into().ok()?));
+        let u64_at = |i: usize| Some(u64::from_le_bytes(e.get(i..i + 8)?.try_into().ok()?));
+        Some(LayerEntry {
+            seed: u32_at(0)?,
+            listed: u32_at(4)?,
+            num_keys: u64_at(8)?,
+            num_blocks: u64_at(16)?,
+            upper_start_block: u64_at(24)?,
+        })
+    }
+}
+
+/// Bytes of a layer's threshold groups and listed exceptions (none for
+/// the last layer).
+fn threshold_bytes(
+    buckets: Buckets,
+    g: &Geometry,
+    listed: u32,
+    last: bool,
+) -> Option<(usize, usize)> {
+    if last {
+        return Some((0, 0));
+    }
+    let groups = usize::try_from(threshold_groups(buckets.count(g.num_starts()))).ok()?;
+    Some((
+        groups.checked_mul(GROUP_BYTES)?,
+        usize::try_from(listed).ok()?.checked_mul(4)?,
+    ))
+}
+
+/// The fields of a Bumped filter's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BumpedHeader {
+    pub(crate) width: Width,
+    pub(crate) lower_columns: u32,
+    pub(crate) seed: u32,
+    pub(crate) num_keys: u64,
+    pub(crate) num_layers: usize,
+}
+
+impl BumpedHeader {
+    pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
+        let mut h = crate::layout::header_start(
+            crate::layout::BUMPED_KIND_CODE,
+            self.width,
+            self.lower_columns,
+            self.seed,
+        );
+        h[16..24].copy_from_slice(&self.num_keys.to_le_bytes());
+        h[24..32].copy_from_slice(&(self.num_layers as u64).to_le_bytes());
+        h
+    }
+
+    /// The header fields of `bytes` (magic, version and kind already
+    /// checked by the caller), or [`Error::CorruptHeader`].
+    fn decode(h: &[u8; HEADER_BYTES]) -> Result<BumpedHeader, Error> {
+        let u64_at = |i: usize| {
+            let mut b = [0xffu8; 8];
+            for (d, s) in b.iter_mut().zip(h.iter().skip(i)) {
+                *d = *s;
+            }
+            u64::from_le_bytes(b)
+        };
+        let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
+        let lower_columns = u32::from(h[7]);
+        let layers = u64_at(24);
+        let zero = u64_at(8) >> 32 == 0 && u64_at(32) == 0;
+        if !zero
+            || lower_columns > crate::layout::MAX_COLUMNS
+            || u64_at(16) > MAX_KEYS_U64
+            || !(1..=MAX_LAYERS as u64).contains(&layers)
+        {
+            return Err(Error::CorruptHeader);
+        }
+        Ok(BumpedHeader {
+            width,
+            lower_columns,
+            seed: u32::from_le_bytes([h[8], h[9], h[10], h[11]]),
+            num_keys: u64_at(16),
+            num_layers: layers as usize,
+        })
+    }
+}
+
+/// One layer of a validated Bumped filter.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LayerRef<'a> {
+    /// The layer's Standard geometry.
+    pub(crate) geometry: Geometry,
+    pub(crate) seed: u32,
+    pub(crate) num_keys: u64,
+    /// Empty for the last layer.
+    pub(crate) thresholds: ThresholdsRef<'a>,
+    pub(crate) payload: &'a [u8],
+    /// Whether this is the last layer (no thresholds: its keys stay).
+    pub(crate) last: bool,
+    /// Where the layer's data (threshold groups, list, payload) starts in
+    /// the filter's bytes.
+    pub(crate) data_at: usize,
+}
+
+/// Where a layer lies, before its bytes are read.
+struct Extent {
+    entry: LayerEntry,
+    geometry: Geometry,
+    last: bool,
+    groups_len: usize,
+    listed_len: usize,
+    end: usize,
+}
+
+/// The layers of a Bumped filter's bytes, one after another.
+#[derive(Clone, Debug)]
+pub(crate) struct Layers<'a> {
+    header: BumpedHeader,
+    bytes: &'a [u8],
+    /// The next layer's index and where its data starts.
+    next: usize,
+    data_at: usize,
+}
+
+impl<'a> Layers<'a> {
+    /// The layers of `bytes` (a Bumped filter's header, table and data;
+    /// trailing bytes are not looked at).
+    pub(crate) fn new(bytes: &'a [u8]) -> Result<Layers<'a>, Error> {
+        let h: &[u8; HEADER_BYTES] = bytes
+            .get(..HEADER_BYTES)
+            .and_then(|h| h.try_into().ok())
+            .ok_or(Error::Truncated {
+                needed: HEADER_BYTES,
+                given: bytes.len(),
+            })?;
+        let header = BumpedHeader::decode(h)?;
+        let data_at = HEADER_BYTES + ENTRY_BYTES * header.num_layers;
+        if bytes.len() < data_at {
+            return Err(Error::Truncated {
+                needed: data_at,
+                given: bytes.len(),
+            });
+        }
+        Ok(Layers {
+            header,
+            bytes,
+            next: 0,
+            data_at,
+        })
+    }
+
+    pub(crate) fn header(&self) -> BumpedHeader {
+        self.header
+    }
+
+    /// The next layer, checked against the header, the layer before it and
+    /// the bytes: `None` after the last, [`Error::CorruptHeader`] or
+    /// [`Error::Truncated`] when the bytes do not hold it. Its threshold
+    /// slots and list are checked only with `check_lists` (they cost a
+    /// pass over the list; a filter validated once needs no second check).
+    pub(crate) fn next_layer(
+        &mut self,
+        previous_keys: u64,
+        check_lists: bool,
+    ) -> Option<Result<LayerRef<'a>, Error>> {
+        let i = self.next;
+        if i >= self.header.num_layers {
+            return None;
+        }
+        self.next += 1;
+        Some(self.layer(i, previous_keys, check_lists))
+    }
+
+    /// Layer `i`'s entry and geometry, checked against the header and the
+    /// layer before (which had `previous_keys` keys), and where its data
+    /// ends: threshold groups and list lengths, then the end offset.
+    fn extent(&self, i: usize, previous_keys: u64) -> Result<Extent, Error> {
+        let h = self.header;
+        let last = i + 1 == h.num_layers;
+        let at = HEADER_BYTES + ENTRY_BYTES * i;
+        let e = self
+            .bytes
+            .get(at..at + ENTRY_BYTES)
+            .and_then(LayerEntry::decode)
+            .ok_or(Error::CorruptHeader)?;
+        // Keys: the first layer has them all, each later one at most the
+        // one before. Every layer but the last has a block; the last has
+        // none only without keys. Nothing lists exceptions but a bumping
+        // layer, and none lists more than its buckets.
+        let keys_ok = if i == 0 {
+            e.num_keys == h.num_keys
+        } else {
+            e.num_keys <= previous_keys
+        };
+        let blocks_ok = if last {
+            e.num_blocks > 0 || e.num_keys == 0
+        } else {
+            e.num_blocks > 0
+        };
+        if !keys_ok || !blocks_ok || e.upper_start_block > e.num_blocks || (last && e.listed != 0) {
+            return Err(Error::CorruptHeader);
+        }
+        let blocks = usize::try_from(e.num_blocks).map_err(|_| Error::TooLarge)?;
+        let upper = usize::try_from(e.upper_start_block).map_err(|_| Error::CorruptHeader)?;
+        let columns = columns_of(blocks, h.lower_columns);
+        let geometry =
+            Geometry::new(Kind::Standard, h.width, blocks, columns, upper)?.check_native()?;
+        let buckets = Buckets::for_width(h.width);
+        if u64::from(e.listed) > buckets.count(geometry.num_starts()) {
+            return Err(Error::CorruptHeader);
+        }
+        let (groups_len, listed_len) =
+            threshold_bytes(buckets, &geometry, e.listed, last).ok_or(Error::TooLarge)?;
+        let end = self
+            .data_at
+            .checked_add(groups_len)
+            .and_then(|x| x.checked_add(listed_len))
+            .and_then(|x| x.checked_add(geometry.payload_bytes()))
+            .filter(|&end| end <= isize::MAX as usize)
+            .ok_or(Error::TooLarge)?;
+        Ok(Extent {
+            entry: e,
+            geometry,
+            last,
+            groups_len,
+            listed_len,
+            end,
+        })
+    }
+
+    fn layer(
+        &mut self,
+        i: usize,
+        previous_keys: u64,
+        check_lists: bool,
+    ) -> Result<LayerRef<'a>, Error> {
+        let x = self.extent(i, previous_keys)?;
+        let data = self
+            .bytes
+            .get(self.data_at..x.end)
+            .ok_or(Error::Truncated {
+                needed: x.end,
+                given: self.bytes.len(),
+            })?;
+        let (groups, rest) = data.split_at_checked(x.groups_len).ok_or(Error::TooLarge)?;
+        let (listed, payload) = rest.split_at_checked(x.listed_len).ok_or(Error::TooLarge)?;
+        let thresholds = ThresholdsRef {
+            buckets: Buckets::for_width(self.header.width),
+            groups,
+            listed,
+        };
+        if check_lists && !x.last {
+            thresholds.validate(thresholds.buckets.count(x.geometry.num_starts()))?;
+        }
+        let data_at = self.data_at;
+        self.data_at = x.end;
+        Ok(LayerRef {
+            geometry: x.geometry,
+            seed: x.entry.seed,
+            num_keys: x.entry.num_keys,
+            thresholds,
+            payload,
+            last: x.last,
+            data_at,
+        })
+    }
+
+    /// Where the data read so far ends.
+    pub(crate) fn end(&self) -> usize {
+        self.data_at
+    }
+}
+
+/// Validates every layer of a Bumped filter that starts `bytes` and
+/// returns its header and its length (which may be less than
+/// `bytes.len()`).
+pub(crate) fn validate_prefix(bytes: &[u8]) -> Result<(BumpedHeader, usize), Error> {
+    let mut layers = Layers::new(bytes)?;
+    let mut keys = layers.header().num_keys;
+    while let Some(layer) = layers.next_layer(keys, true) {
+        keys = layer?.num_keys;
+    }
+    Ok((layers.header(), layers.end()))
+}
+
+/// The length of the Bumped filter that starts `bytes`, from its header and
+/// layer table alone (checked as [`validate_prefix`] checks them, but for
+/// the threshold lists and the data's presence).
+pub(crate) fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
+    let mut layers = Layers::new(bytes)?;
+    let mut keys = layers.header.num_keys;
+    for i in 0..layers.header.num_layers {
+        let x = layers.extent(i, keys)?;
+        keys = x.entry.num_keys;
+        layers.data_at = x.end;
+    }
+    Ok(layers.data_at)
+}
+
+/// The `i`-th layer of validated bytes, skipping the list checks; `None`
+/// past the last (or if the bytes changed since).
+pub(crate) fn layer_of_validated(bytes: &[u8], i: usize) -> Option<LayerRef<'_>> {
+    let mut layers = Layers::new(bytes).ok()?;
+    let mut keys = layers.header().num_keys;
+    for _ in 0..i {
+        keys = layers.next_layer(keys, false)?.ok()?.num_keys;
+    }
+    layers.next_layer(keys, false)?.ok()
+}
