@@ -131,6 +131,7 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
             Kind::Homogeneous,
             Kind::Standard,
             Kind::StandardSmash,
+            Kind::Bumped,
         ]),
         widths: line
             .list("--width", args::parse_width)

@@ -95,6 +95,10 @@ typedef struct {
 #define RIBBON_KIND_STANDARD 1u
 /** Standard Ribbon with smash: smaller for filters under ~10^4 keys. */
 #define RIBBON_KIND_STANDARD_SMASH 2u
+/** Bumped Ribbon: layers of Standard Ribbon, 0.1-0.2 % over the minimum
+ * space; FP rate exactly 2^-r. A build writes at most
+ * ribbon_plan_filter_bytes() bytes and says how many. */
+#define RIBBON_KIND_BUMPED 3u
 
 /* ---- Ribbon widths in bits ---- */
 #define RIBBON_WIDTH_64 64u
@@ -166,6 +170,9 @@ typedef struct {
 /** Two buffers (or a buffer and a struct) passed to one call overlap and
  * one of them is written (see "Overlap" above); nothing was written. */
 #define RIBBON_ERR_OVERLAP (-20)
+/** The kind does not do this: RIBBON_KIND_BUMPED has no fixed-size plans
+ * (ribbon_plan_init_slots) and no incremental banding. */
+#define RIBBON_ERR_UNSUPPORTED (-21)
 
 /* ---- Key hashing ----
  *
@@ -249,14 +256,17 @@ size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
  * numbers at run time: ribbon_max_*.
  * Rust: ribbon_kernel::bounds. The formulas are explained there. */
 #define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
-    ((size_t)(40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
+    ((kind) == RIBBON_KIND_BUMPED ? (size_t)RIBBON__B_BYTES(width, keys, millibits) : \
+    (size_t)(40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
         (long long)(keys) * (long long)(millibits), 1000), (long long)(width)), \
         RIBBON__DIV_CEIL((long long)(millibits), 1000)) * ((long long)(width) / 8)))
 #define RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
-    ((size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
+    ((kind) == RIBBON_KIND_BUMPED ? (size_t)0 : \
+    (size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
               RIBBON__ROW_WORDS(kind, width)))
 #define RIBBON_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
-    ((size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
+    ((kind) == RIBBON_KIND_BUMPED ? (size_t)RIBBON__B_SCRATCH(width, keys) : \
+    (size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
                   RIBBON__ROW_WORDS(kind, width) + \
               (long long)(keys) + RIBBON__MIN(1ll << 20, 2 * RIBBON__DIV_CEIL( \
                   2 * (long long)(keys) + 256, \
@@ -360,6 +370,81 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
                (long long)(width) \
          : RIBBON__DIV_CEIL(RIBBON__SLOTS(kind, width, keys, mb), (long long)(width)) * \
                (long long)(width))
+/* Bumped Ribbon (src/bumped_layout.rs, layer_bounds): each layer's keys
+ * capped at 8.5 % (w = 64) or 3.8 % (w = 128) of the layer before plus 512;
+ * a layer with more than 2048 keys (its cap) bumps, at 0.92 or 0.965 slots
+ * per key in whole blocks, with one threshold group of 10 bytes per 64
+ * buckets of 128 or 512 starts and up to a group count plus 16 listed
+ * exceptions of 4 bytes; the last layer has up to 2048 keys in up to
+ * 47/32 of their slots. Every layer is sized as the larger of both and
+ * has a 32-byte table entry. Unrolled for 12 layers (2^40 keys need at
+ * most 10). */
+#define RIBBON__B_NEXT(w, c) ((long long)(c) * ((w) == 64 ? 85000ll : 38000ll) / 1000000 + 512)
+#define RIBBON__B_C0(w, n) ((long long)(n))
+#define RIBBON__B_C1(w, n) RIBBON__B_NEXT(w, RIBBON__B_C0(w, n))
+#define RIBBON__B_C2(w, n) RIBBON__B_NEXT(w, RIBBON__B_C1(w, n))
+#define RIBBON__B_C3(w, n) RIBBON__B_NEXT(w, RIBBON__B_C2(w, n))
+#define RIBBON__B_C4(w, n) RIBBON__B_NEXT(w, RIBBON__B_C3(w, n))
+#define RIBBON__B_C5(w, n) RIBBON__B_NEXT(w, RIBBON__B_C4(w, n))
+#define RIBBON__B_C6(w, n) RIBBON__B_NEXT(w, RIBBON__B_C5(w, n))
+#define RIBBON__B_C7(w, n) RIBBON__B_NEXT(w, RIBBON__B_C6(w, n))
+#define RIBBON__B_C8(w, n) RIBBON__B_NEXT(w, RIBBON__B_C7(w, n))
+#define RIBBON__B_C9(w, n) RIBBON__B_NEXT(w, RIBBON__B_C8(w, n))
+#define RIBBON__B_C10(w, n) RIBBON__B_NEXT(w, RIBBON__B_C9(w, n))
+#define RIBBON__B_C11(w, n) RIBBON__B_NEXT(w, RIBBON__B_C10(w, n))
+/* Blocks of a bumping layer for c > 2048 keys (at least one block). */
+#define RIBBON__B_BLOCKS(w, c) \
+    RIBBON__DIV_CEIL(RIBBON__DIV_CEIL((c) * ((w) == 64 ? 920000ll : 965000ll), 1000000), \
+                     (long long)(w))
+/* Blocks of the last layer's largest attempt for min(c, 2048) keys. */
+#define RIBBON__B_LAST_BLOCKS(w, c) \
+    RIBBON__DIV_CEIL(RIBBON__MIN(c, 2048ll) + RIBBON__MIN(c, 2048ll) * 15 / 32, (long long)(w))
+/* Payload bytes of b blocks of mb / 1000 columns; the upper blocks are
+ * the fewest last ones with mb % 1000 thousandths of the starts. */
+#define RIBBON__B_NEED(w, b, mb) (((long long)(mb) % 1000) * (((b) - 1) * (long long)(w) + 1))
+#define RIBBON__B_UPPER(w, b, mb) \
+    ((long long)(mb) / 1000 >= 64 || (long long)(mb) % 1000 == 0 || (b) == 0 ? 0 \
+     : RIBBON__MIN(b, 1 + (RIBBON__B_NEED(w, b, mb) > 1000 \
+                               ? RIBBON__DIV_CEIL(RIBBON__B_NEED(w, b, mb) - 1000, 1000 * (long long)(w)) \
+                               : 0)))
+#define RIBBON__B_PAYLOAD(w, b, mb) \
+    (((b) * ((long long)(mb) / 1000) + RIBBON__B_UPPER(w, b, mb)) * ((long long)(w) / 8))
+#define RIBBON__B_BUCKETS(w, b) \
+    RIBBON__DIV_CEIL((b) * (long long)(w) - (long long)(w) + 1, (w) == 64 ? 128 : 512)
+#define RIBBON__B_GROUPS(w, b) RIBBON__DIV_CEIL(RIBBON__B_BUCKETS(w, b), 64)
+#define RIBBON__B_BUMPING(w, c, mb) \
+    (RIBBON__B_GROUPS(w, RIBBON__B_BLOCKS(w, c)) * 14 + 64 + \
+     RIBBON__B_PAYLOAD(w, RIBBON__B_BLOCKS(w, c), mb))
+#define RIBBON__B_LAST(w, c, mb) RIBBON__B_PAYLOAD(w, RIBBON__B_LAST_BLOCKS(w, c), mb)
+/* Layer with cap c, after a layer with cap p (p > 2048: it exists). */
+#define RIBBON__B_LAYER(w, p, c, mb) \
+    ((p) > 2048 ? 32 + ((c) <= 2048 ? RIBBON__B_LAST(w, c, mb) \
+                                    : RIBBON__MAX(RIBBON__B_LAST(w, c, mb), \
+                                                  RIBBON__B_BUMPING(w, c, mb))) : 0)
+#define RIBBON__B_BYTES(w, n, mb) \
+    (40 + RIBBON__B_LAYER(w, 2049ll, RIBBON__B_C0(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C0(w, n), RIBBON__B_C1(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C1(w, n), RIBBON__B_C2(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C2(w, n), RIBBON__B_C3(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C3(w, n), RIBBON__B_C4(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C4(w, n), RIBBON__B_C5(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C5(w, n), RIBBON__B_C6(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C6(w, n), RIBBON__B_C7(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C7(w, n), RIBBON__B_C8(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C8(w, n), RIBBON__B_C9(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C9(w, n), RIBBON__B_C10(w, n), mb) + \
+     RIBBON__B_LAYER(w, RIBBON__B_C10(w, n), RIBBON__B_C11(w, n), mb))
+/* Scratch: rows of the largest (the first) layer, the second layer's keys,
+ * the keys, a counter per start and a threshold per bucket of the first. */
+#define RIBBON__B_FIRST_BUCKETS(w, n) \
+    ((long long)(n) > 2048 ? RIBBON__B_BUCKETS(w, RIBBON__B_BLOCKS(w, (long long)(n))) : 0)
+#define RIBBON__B_SCRATCH(w, n) \
+    (RIBBON__MAX(RIBBON__B_LAST_BLOCKS(w, (long long)(n)), \
+                 (long long)(n) > 2048 ? RIBBON__B_BLOCKS(w, (long long)(n)) : 0) * \
+         (long long)(w) * ((long long)(w) / 64 + 1) + \
+     ((long long)(n) > 2048 ? RIBBON__B_NEXT(w, n) : 0) + (long long)(n) + \
+     ((long long)(n) > 2048 ? RIBBON__B_FIRST_BUCKETS(w, n) * ((w) == 64 ? 128 : 512) : 0) + \
+     RIBBON__DIV_CEIL(RIBBON__B_FIRST_BUCKETS(w, n), 4))
 
 /* ---- Building ---- */
 

@@ -40,6 +40,7 @@
 //! fail); results that do not fit saturate at `usize::MAX`.
 
 use crate::band;
+use crate::bumped_layout;
 use crate::layout::{HEADER_BYTES, Kind, Width};
 use crate::plan;
 
@@ -48,7 +49,12 @@ const PPM: i128 = 1_000_000;
 /// Bytes [`Plan::filter_bytes`](crate::Plan::filter_bytes) is at most for
 /// a plan of these arguments (exact for 1,000 keys or more).
 pub const fn max_filter_bytes(kind: Kind, width: Width, num_keys: usize, millibits: u32) -> usize {
-    let _ = kind;
+    if let Kind::Bumped = kind {
+        return match bumped(width, num_keys, millibits) {
+            Some(b) => saturate(b.filter_bytes as i128),
+            None => usize::MAX,
+        };
+    }
     // The plan's own payload rule with the columns at their most, the bits
     // per key (it takes the larger of the budget and one block of them).
     let words = plan::budget_words(width, num_keys as u64, millibits, millibits as u64);
@@ -63,6 +69,10 @@ pub const fn max_banding_scratch_words(
     num_keys: usize,
     millibits: u32,
 ) -> usize {
+    if let Kind::Bumped = kind {
+        // No incremental banding: `Plan::banding_scratch_words` is 0.
+        return 0;
+    }
     saturate(max_slots(kind, width, num_keys as i128, millibits as i128) * row_words(kind, width))
 }
 
@@ -70,6 +80,14 @@ pub const fn max_banding_scratch_words(
 /// most for a plan of these arguments: the banded system, one word per key
 /// and one per start bucket.
 pub const fn max_scratch_words(kind: Kind, width: Width, num_keys: usize, millibits: u32) -> usize {
+    if let Kind::Bumped = kind {
+        let Some(b) = bumped(width, num_keys, millibits) else {
+            return usize::MAX;
+        };
+        let [rows, next, ordered, counts, thresholds] =
+            bumped_layout::scratch_parts(width, num_keys as u64, &b);
+        return saturate((rows + next + ordered + counts + thresholds) as i128);
+    }
     let n = num_keys as i128;
     let slots = max_slots(kind, width, n, millibits as i128);
     // Buckets of 16 KiB of rows (`band::bucket_bits`): at most 2^20, a
@@ -78,6 +96,21 @@ pub const fn max_scratch_words(kind: Kind, width: Width, num_keys: usize, millib
     let slots_per_bucket = band::slots_per_bucket_of(band::row_words_of(kind, width)) as i128;
     let buckets = min(1 << 20, 2 * div_ceil(2 * n + 256, slots_per_bucket));
     saturate(slots * row_words(kind, width) + n + buckets)
+}
+
+/// A Bumped plan's own bounds: they follow from the keys and the columns
+/// alone (`millibits / 1000` columns per slot), so they are exact.
+const fn bumped(
+    width: Width,
+    num_keys: usize,
+    millibits: u32,
+) -> Option<bumped_layout::LayerBounds> {
+    let (lower, upper) = if num_keys == 0 {
+        (0, 0)
+    } else {
+        (millibits / 1000, millibits % 1000)
+    };
+    bumped_layout::layer_bounds(width, num_keys as u64, lower, upper)
 }
 
 /// `u64` words per slot of the banded system.
@@ -94,7 +127,7 @@ const fn max_slots(kind: Kind, width: Width, n: i128, millibits: i128) -> i128 {
     // At least one block for one key or more: Standard rounds up, and
     // Homogeneous keeps at least 9 free slots.
     let blocks = match kind {
-        Kind::Standard | Kind::StandardSmash => div_ceil(slots, w),
+        Kind::Standard | Kind::StandardSmash | Kind::Bumped => div_ceil(slots, w),
         // The nearest block, or enough for the least free slots.
         Kind::Homogeneous => {
             let least_slack = div_ceil(3 * n * eps, 4 * PPM);
@@ -135,7 +168,7 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
         // (`plan::standard_epsilon_table`): the last segment's growth per
         // doubling of the keys, at least the table's first points; 1.6 %
         // above them at most.
-        Kind::Standard | Kind::StandardSmash => {
+        Kind::Standard | Kind::StandardSmash | Kind::Bumped => {
             if matches!(width, Width::W128) && n >= 512 && n < 2048 {
                 return plan::standard_epsilon_ppm(kind, width, n as u64) as i128;
             }

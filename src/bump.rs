@@ -26,7 +26,8 @@ use crate::band::{AddOutcome, insert, insert_row};
 use crate::bumped_layout::{
     BUMPING_SEEDS, Buckets, BumpedHeader, ENTRY_BYTES, GROUP_BYTES, LAST_LAYER_ATTEMPTS,
     LAST_LAYER_KEYS, LayerEntry, MAX_LAYERS, bumping_blocks, encode_thresholds, last_blocks,
-    layer_geometry, listed_exceptions, next_cap, threshold_groups,
+    layer_bounds, layer_geometry, listed_exceptions, max_listed, next_cap, order_scratch_words,
+    scratch_parts, threshold_groups,
 };
 use crate::error::Error;
 use crate::hash::{Coeff, Expander, FreeRows, remix, start};
@@ -36,12 +37,6 @@ use crate::word::Rows;
 
 /// Rows the keys of one bucket can reach: its starts plus a ribbon width.
 const MAX_BUCKET_ROWS: usize = (1 << crate::bumped_layout::MAX_BUCKET_BITS) + 128;
-
-/// Counting-sort words [`order_for_banding`] needs for a layer of
-/// `num_starts` starts: one per place in banding order.
-pub(crate) const fn order_scratch_words(buckets: Buckets, num_starts: u64) -> u64 {
-    buckets.count(num_starts) << buckets.bits
-}
 
 /// Remixes `hashes` with the layer's seed (`expander` is the layer's,
 /// Standard without smash) into `ordered`, in banding order: buckets
@@ -125,8 +120,10 @@ pub(crate) fn band_layer<W: Coeff>(
     // The current bucket's threshold, once it bumps.
     let mut threshold = None;
     let mut bumped = 0;
+    // Checked indexing throughout (the C ABI links no panic path); the
+    // errors cannot happen: `bumped <= j < ordered.len()`.
     for j in 0..ordered.len() {
-        let x = ordered[j];
+        let x = *ordered.get(j).ok_or(())?;
         let (s, c, b) = expander.expand_remixed::<W>(x);
         let (bucket, back) = buckets.locate(s);
         if bucket != current {
@@ -138,14 +135,14 @@ pub(crate) fn band_layer<W: Coeff>(
         }
         if threshold.is_some() {
             // Banding order: `back` is at least the threshold.
-            ordered[bumped] = x;
+            *ordered.get_mut(bumped).ok_or(())? = x;
             bumped += 1;
             continue;
         }
         match insert_row::<W>(rows, s as usize, c, b) {
             Ok(Some(row)) => {
                 let entry = kept.get_mut(kept_len).ok_or(())?;
-                *entry = ((row - first_start) as u16, back as u16);
+                *entry = (row.wrapping_sub(first_start) as u16, back as u16);
                 kept_len += 1;
             }
             // Implied by the rows: answered right without a row of its own.
@@ -154,19 +151,26 @@ pub(crate) fn band_layer<W: Coeff>(
                 let t = buckets.threshold_for(back);
                 *thresholds.get_mut(bucket as usize).ok_or(())? = t as u16;
                 threshold = Some(t);
-                while kept_len > 0 && u32::from(kept[kept_len - 1].1) >= t {
+                while let Some(&(row, kept_back)) =
+                    kept_len.checked_sub(1).and_then(|i| kept.get(i))
+                    && u32::from(kept_back) >= t
+                {
                     kept_len -= 1;
-                    let at = (first_start + usize::from(kept[kept_len].0)) * stride;
+                    let at = (first_start + usize::from(row)) * stride;
                     rows.get_mut(at..at + stride).ok_or(())?.fill(0);
                 }
                 // The bucket's keys at or past `t` so far, this one last,
                 // join the bumped ones (which all lie before the bucket).
                 let mut from = j;
-                while from > bucket_first && back_of(ordered[from - 1]) >= t {
+                while from > bucket_first && ordered.get(from - 1).is_some_and(|&y| back_of(y) >= t)
+                {
                     from -= 1;
                 }
-                ordered.copy_within(from..=j, bumped);
-                bumped += j + 1 - from;
+                for i in from..=j {
+                    let y = *ordered.get(i).ok_or(())?;
+                    *ordered.get_mut(bumped).ok_or(())? = y;
+                    bumped += 1;
+                }
             }
         }
     }
@@ -198,71 +202,28 @@ pub(crate) struct Bounds {
 }
 
 impl Bounds {
-    /// The bounds for `num_keys` keys of `shape`: each layer capped at
-    /// [`next_cap`] of the one before (a build that bumps more retries the
-    /// layer), each layer sized for its cap, as a bumping layer or as the
-    /// last one, whichever is larger. [`Error::TooLarge`] past the
-    /// address space.
+    /// The bounds for `num_keys` keys of `shape` ([`layer_bounds`]);
+    /// [`Error::TooLarge`] past the address space.
     pub(crate) fn new(shape: &Shape, num_keys: u64) -> Result<Bounds, Error> {
         let width = shape.width;
-        let too_large = |_| Error::TooLarge;
-        let geometry =
-            |blocks| layer_geometry(width, blocks, shape.lower_columns, shape.upper_millis);
-        let buckets = Buckets::for_width(width);
-        let mut cap = num_keys;
-        let mut layers = 0;
-        let mut bytes = HEADER_BYTES as u128;
-        let mut slots = 0usize;
-        let mut first_starts = 0u64;
-        loop {
-            layers += 1;
-            if layers > MAX_LAYERS {
-                return Err(Error::TooLarge);
-            }
-            let last = geometry(last_blocks(
-                width,
-                cap.min(LAST_LAYER_KEYS),
-                LAST_LAYER_ATTEMPTS - 1,
-            ))?;
-            slots = slots.max(last.num_slots());
-            let last_bytes = last.payload_bytes() as u128;
-            if cap <= LAST_LAYER_KEYS {
-                bytes += (ENTRY_BYTES as u128) + last_bytes;
-                break;
-            }
-            let g = geometry(bumping_blocks(width, cap))?;
-            if layers == 1 {
-                first_starts = g.num_starts();
-            }
-            slots = slots.max(g.num_slots());
-            let num_buckets = u128::from(buckets.count(g.num_starts()));
-            let metadata = u128::from(threshold_groups(num_buckets as u64)) * GROUP_BYTES as u128
-                + 4 * num_buckets;
-            bytes += ENTRY_BYTES as u128 + last_bytes.max(metadata + g.payload_bytes() as u128);
-            cap = next_cap(width, cap);
-        }
-        let filter_bytes = usize::try_from(bytes).map_err(too_large)?;
-        if filter_bytes > isize::MAX as usize {
+        let b = layer_bounds(width, num_keys, shape.lower_columns, shape.upper_millis)
+            .ok_or(Error::TooLarge)?;
+        let words = |x: u128| usize::try_from(x).map_err(|_| Error::TooLarge);
+        let filter_bytes = words(b.filter_bytes)?;
+        let [rows, next, ordered, counts, thresholds] = scratch_parts(width, num_keys, &b);
+        let bounds = Bounds {
+            layers: b.layers,
+            filter_bytes,
+            row_words: words(rows)?,
+            next_words: words(next)?,
+            ordered_words: words(ordered)?,
+            count_words: words(counts)?,
+            threshold_words: words(thresholds)?,
+        };
+        let scratch = bounds.scratch_words().ok_or(Error::TooLarge)?;
+        if filter_bytes > isize::MAX as usize || scratch > isize::MAX as usize / 8 {
             return Err(Error::TooLarge);
         }
-        let stride = Rows::stride_for(width, true);
-        let bumps = num_keys > LAST_LAYER_KEYS;
-        let num_buckets = buckets.count(first_starts);
-        let words = |x: u64| usize::try_from(x).map_err(too_large);
-        let bounds = Bounds {
-            layers,
-            filter_bytes,
-            row_words: slots.checked_mul(stride).ok_or(Error::TooLarge)?,
-            next_words: if bumps {
-                words(next_cap(width, num_keys))?
-            } else {
-                0
-            },
-            ordered_words: words(num_keys)?,
-            count_words: words(order_scratch_words(buckets, first_starts))?,
-            threshold_words: words(num_buckets.div_ceil(4))?,
-        };
-        bounds.scratch_words().ok_or(Error::TooLarge)?;
         Ok(bounds)
     }
 
@@ -316,11 +277,20 @@ fn build_as<W: Coeff>(
             given: out.len(),
         });
     }
-    let (rows, rest) = scratch.split_at_mut(bounds.row_words);
-    let (next, rest) = rest.split_at_mut(bounds.next_words);
-    let (ordered, rest) = rest.split_at_mut(bounds.ordered_words);
-    let (counts, rest) = rest.split_at_mut(bounds.count_words);
-    let thresholds: &mut [u16] = bytemuck::cast_slice_mut(&mut rest[..bounds.threshold_words]);
+    let short = Error::ScratchTooSmall {
+        needed: need,
+        given: scratch.len(),
+    };
+    let (rows, rest) = scratch
+        .split_at_mut_checked(bounds.row_words)
+        .ok_or(short)?;
+    let (next, rest) = rest.split_at_mut_checked(bounds.next_words).ok_or(short)?;
+    let (ordered, rest) = rest
+        .split_at_mut_checked(bounds.ordered_words)
+        .ok_or(short)?;
+    let (counts, rest) = rest.split_at_mut_checked(bounds.count_words).ok_or(short)?;
+    let thresholds = rest.get_mut(..bounds.threshold_words).ok_or(short)?;
+    let thresholds: &mut [u16] = bytemuck::cast_slice_mut(thresholds);
 
     let width = shape.width;
     let buckets = Buckets::for_width(width);
@@ -397,19 +367,24 @@ fn build_as<W: Coeff>(
                 .map_err(|()| Error::TooLarge)?;
             let this_seed = seed;
             seed = seed.wrapping_add(1);
-            if bumped as u64 > cap_next {
-                continue;
-            }
             let num_buckets =
                 usize::try_from(buckets.count(g.num_starts())).map_err(|_| Error::TooLarge)?;
             let thresholds = thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
             let listed = listed_exceptions(buckets, thresholds);
+            // Past a cap the plan's bounds allow for: the next seed.
+            if bumped as u64 > cap_next || listed as u64 > max_listed(num_buckets as u64) {
+                continue;
+            }
             let groups_end = data_at + threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
             let listed_end = groups_end + 4 * listed;
             let payload_end = listed_end + g.payload_bytes();
             let data = out.get_mut(data_at..payload_end).ok_or(Error::TooLarge)?;
-            let (groups, rest) = data.split_at_mut(groups_end - data_at);
-            let (list, payload) = rest.split_at_mut(listed_end - groups_end);
+            let (groups, rest) = data
+                .split_at_mut_checked(groups_end - data_at)
+                .ok_or(Error::TooLarge)?;
+            let (list, payload) = rest
+                .split_at_mut_checked(listed_end - groups_end)
+                .ok_or(Error::TooLarge)?;
             encode_thresholds(buckets, thresholds, groups, list)
                 .map_err(|()| Error::ConstructionFailed)?;
             solve.run(
@@ -433,21 +408,44 @@ fn build_as<W: Coeff>(
         layers += 1;
     }
     let table_end = HEADER_BYTES + ENTRY_BYTES * layers;
-    out.copy_within(reserved..data_at, table_end);
+    close_gap(out, table_end, reserved, data_at).ok_or(Error::TooLarge)?;
     let header = BumpedHeader {
         width,
-        lower_columns: shape.lower_columns,
+        // No keys, no columns (the empty layer has no blocks).
+        lower_columns: if n == 0 { 0 } else { shape.lower_columns },
         seed: shape.seed,
         num_keys: n,
         num_layers: layers,
     };
-    out[..HEADER_BYTES].copy_from_slice(&header.encode());
     for (i, entry) in entries.iter().take(layers).enumerate() {
         let at = HEADER_BYTES + ENTRY_BYTES * i;
         let entry = entry.ok_or(Error::ConstructionFailed)?;
-        out[at..at + ENTRY_BYTES].copy_from_slice(&entry.encode());
+        let dest = out.get_mut(at..at + ENTRY_BYTES).ok_or(Error::TooLarge)?;
+        dest.copy_from_slice(&entry.encode());
     }
+    // The header last: until here a failed build leaves none.
+    let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
+    dest.copy_from_slice(&header.encode());
     Ok(data_at - (reserved - table_end))
+}
+
+/// Moves `out[from..end]` down to `to` (`to <= from`), in pieces no longer
+/// than the gap so that each is a copy between disjoint slices (no panic
+/// path for the C ABI). `None` if the ranges lie outside `out`.
+fn close_gap(out: &mut [u8], to: usize, from: usize, end: usize) -> Option<()> {
+    let gap = from.checked_sub(to)?;
+    if gap == 0 {
+        return Some(());
+    }
+    let mut at = from;
+    while at < end {
+        let len = gap.min(end - at);
+        let (left, right) = out.split_at_mut_checked(at)?;
+        let dest = left.get_mut(at - gap..at - gap + len)?;
+        dest.copy_from_slice(right.get(..len)?);
+        at += len;
+    }
+    Some(())
 }
 
 /// The table entry of a layer of geometry `g`.
@@ -699,7 +697,9 @@ mod tests {
         let sizes: &[usize] = if cfg!(miri) {
             &[0, 1, 2, 3000]
         } else {
-            &[0, 1, 2, 63, 64, 65, 1000, 2048, 2049, 30_000, 200_000]
+            &[
+                0, 1, 2, 63, 64, 65, 1000, 2048, 2049, 20_000, 30_000, 200_000,
+            ]
         };
         let non_members = if cfg!(miri) { 200 } else { 20_000 };
         for &n in sizes {

@@ -27,6 +27,7 @@
 
 use crate::error::Error;
 use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
+use crate::word::Rows;
 
 /// Most starts per bucket, as a power of two (thresholds fit 9 bits).
 pub(crate) const MAX_BUCKET_BITS: u32 = 9;
@@ -36,8 +37,9 @@ pub(crate) const MAX_BUCKET_BITS: u32 = 9;
 pub(crate) const LAST_LAYER_KEYS: u64 = 2048;
 
 /// Sizes the last layer tries, each with the next seed: attempt `a` has
-/// `keys * (1 + a / 32)` slots, rounded up to whole blocks.
-pub(crate) const LAST_LAYER_ATTEMPTS: u64 = 32;
+/// `keys * (1 + a / 32)` slots, rounded up to whole blocks, so at most
+/// 47/32 of its keys (it needs about 1.04-1.15 of them).
+pub(crate) const LAST_LAYER_ATTEMPTS: u64 = 16;
 
 /// Seeds a bumping layer tries before its bumped keys fit the next layer's
 /// cap ([`next_cap`]); with the caps' margin the first one does unless the
@@ -164,39 +166,187 @@ pub(crate) const fn last_blocks(width: Width, keys: u64, attempt: u64) -> u64 {
 
 /// The most keys the layer after one capped at `cap` keys may receive: a
 /// bumping layer that bumps more retries with its next seed. Bumping
-/// layers bump about 8.0 % of their keys at w = 64 and 3.5 % at w = 128
-/// (worst of 6 sets at 10^6 keys: 8.6 % and 3.7 %), so the caps, 10 % and
-/// 4.5 % plus 512, are rarely if ever met.
+/// layers of 10^6 keys bump 8.02-8.06 % of them at w = 64 and 3.50-3.51 %
+/// at w = 128 (6 key sets each; smaller layers a little more, 8.6 % of
+/// 6,400 keys), so the caps, 8.5 % and 3.8 % plus 512, are practically
+/// never met by honest keys, and the plan's bound on the filter's size
+/// stays within about 0.5 % of what builds write.
 pub(crate) const fn next_cap(width: Width, cap: u64) -> u64 {
     let ppm = match width {
-        Width::W64 => 100_000,
-        Width::W128 => 45_000,
+        Width::W64 => 85_000,
+        Width::W128 => 38_000,
     };
     cap / 1_000_000 * ppm + (cap % 1_000_000) * ppm / 1_000_000 + 512
 }
 
-/// A layer's geometry: `blocks` blocks of `lower_columns` columns, the
-/// last `upper_millis / 1000` of them (rounded) with one more.
+/// Upper blocks (one column more) of a layer of `blocks` blocks: the
+/// fewest last blocks whose starts are at least `upper_millis / 1000` of
+/// the layer's, so that the layer's FP rate is at most the columns' (the
+/// last block has a single start); none at 64 lower columns or without
+/// a fraction.
+pub(crate) const fn upper_blocks(
+    width: Width,
+    blocks: u64,
+    lower_columns: u32,
+    upper_millis: u32,
+) -> u64 {
+    if lower_columns >= crate::layout::MAX_COLUMNS || upper_millis == 0 || blocks == 0 {
+        return 0;
+    }
+    let w = width.bits() as u128;
+    let millis = if upper_millis > 1000 {
+        1000
+    } else {
+        upper_millis
+    } as u128;
+    // `k` upper blocks hold `(k - 1) w + 1` of the `(blocks - 1) w + 1`
+    // starts.
+    let need = millis * ((blocks as u128 - 1) * w + 1);
+    let k = if need > 1000 {
+        1 + (need - 1000).div_ceil(1000 * w)
+    } else {
+        1
+    };
+    if k > blocks as u128 { blocks } else { k as u64 }
+}
+
+/// A layer's geometry: `blocks` blocks of `lower_columns` columns,
+/// [`upper_blocks`] of them with one more.
 pub(crate) fn layer_geometry(
     width: Width,
     blocks: u64,
     lower_columns: u32,
     upper_millis: u32,
 ) -> Result<Geometry, Error> {
-    let upper = if lower_columns >= crate::layout::MAX_COLUMNS {
-        0
-    } else {
-        (u128::from(blocks) * u128::from(upper_millis.min(1000)) + 500) / 1000
-    };
+    let upper = upper_blocks(width, blocks, lower_columns, upper_millis);
     let blocks = usize::try_from(blocks).map_err(|_| Error::TooLarge)?;
     let upper = usize::try_from(upper).map_err(|_| Error::TooLarge)?;
-    Geometry::new(
-        Kind::Standard,
-        width,
-        blocks,
-        columns_of(blocks, lower_columns),
-        blocks - upper,
-    )
+    let columns = columns_of(blocks, lower_columns);
+    Geometry::new(Kind::Standard, width, blocks, columns, blocks - upper)
+}
+
+/// Payload bytes of a layer of `blocks` blocks ([`layer_geometry`]'s).
+const fn payload_bytes(width: Width, blocks: u64, lower_columns: u32, upper_millis: u32) -> u128 {
+    if blocks == 0 {
+        return 0;
+    }
+    let words = blocks as u128 * lower_columns as u128
+        + upper_blocks(width, blocks, lower_columns, upper_millis) as u128;
+    words * width.word_bytes() as u128
+}
+
+/// Starts of a layer of `blocks` blocks (at least one).
+const fn starts_of(width: Width, blocks: u64) -> u64 {
+    let w = width.bits() as u64;
+    blocks * w - w + 1
+}
+
+/// The most listed exceptions a bumping layer of `num_buckets` buckets
+/// keeps: one per group of 64 buckets and 16 more (a build that lists
+/// more retries the layer with its next seed). Layers list about one per
+/// 100 to 700 buckets.
+pub(crate) const fn max_listed(num_buckets: u64) -> u64 {
+    threshold_groups(num_buckets) + 16
+}
+
+/// Counting-sort words `bump::order_for_banding` needs for a layer of
+/// `num_starts` starts: one per place in banding order.
+pub(crate) const fn order_scratch_words(buckets: Buckets, num_starts: u64) -> u64 {
+    buckets.count(num_starts) << buckets.bits
+}
+
+/// What a build of `num_keys` keys needs at most, whatever the keys, as
+/// [`layer_bounds`] computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LayerBounds {
+    /// Layers.
+    pub(crate) layers: usize,
+    /// Serialized bytes.
+    pub(crate) filter_bytes: u128,
+    /// Slots of the largest layer.
+    pub(crate) max_slots: u128,
+    /// Starts of the first layer when it bumps (0 when it is the last).
+    pub(crate) first_starts: u64,
+}
+
+/// The bounds of a build of `num_keys` keys with `lower_columns` columns
+/// (`upper_millis / 1000` of the blocks one more): each layer's keys are
+/// capped at [`next_cap`] of the one before (a build that bumps more
+/// retries the layer), each layer sized for its cap, as a bumping layer
+/// (with [`max_listed`] exceptions) or as the last one (with its largest
+/// attempt), whichever is larger. `None` past [`MAX_LAYERS`] (not for
+/// up to 2^40 keys). `const` for `crate::bounds` (and the same as the C
+/// header's macros).
+pub(crate) const fn layer_bounds(
+    width: Width,
+    num_keys: u64,
+    lower_columns: u32,
+    upper_millis: u32,
+) -> Option<LayerBounds> {
+    let w = width.bits() as u128;
+    let mut cap = num_keys;
+    let mut b = LayerBounds {
+        layers: 0,
+        filter_bytes: HEADER_BYTES as u128,
+        max_slots: 0,
+        first_starts: 0,
+    };
+    loop {
+        b.layers += 1;
+        if b.layers > MAX_LAYERS {
+            return None;
+        }
+        let last_keys = if cap < LAST_LAYER_KEYS {
+            cap
+        } else {
+            LAST_LAYER_KEYS
+        };
+        let last = last_blocks(width, last_keys, LAST_LAYER_ATTEMPTS - 1);
+        let last_bytes = payload_bytes(width, last, lower_columns, upper_millis);
+        b.max_slots = max(b.max_slots, last as u128 * w);
+        b.filter_bytes += ENTRY_BYTES as u128;
+        if cap <= LAST_LAYER_KEYS {
+            b.filter_bytes += last_bytes;
+            return Some(b);
+        }
+        let blocks = bumping_blocks(width, cap);
+        let num_buckets = Buckets::for_width(width).count(starts_of(width, blocks));
+        let metadata = threshold_groups(num_buckets) as u128 * GROUP_BYTES as u128
+            + 4 * max_listed(num_buckets) as u128;
+        let bumping_bytes = metadata + payload_bytes(width, blocks, lower_columns, upper_millis);
+        if b.layers == 1 {
+            b.first_starts = starts_of(width, blocks);
+        }
+        b.max_slots = max(b.max_slots, blocks as u128 * w);
+        b.filter_bytes += max(last_bytes, bumping_bytes);
+        cap = next_cap(width, cap);
+    }
+}
+
+/// Scratch words of a build with these bounds ([`layer_bounds`]):
+/// `(rows, next layer's keys, ordered keys, counting sort, thresholds)`.
+pub(crate) const fn scratch_parts(width: Width, num_keys: u64, b: &LayerBounds) -> [u128; 5] {
+    let buckets = Buckets::for_width(width);
+    let bumps = num_keys > LAST_LAYER_KEYS;
+    [
+        b.max_slots * Rows::stride_for(width, true) as u128,
+        if bumps {
+            next_cap(width, num_keys) as u128
+        } else {
+            0
+        },
+        num_keys as u128,
+        if bumps {
+            order_scratch_words(buckets, b.first_starts) as u128
+        } else {
+            0
+        },
+        buckets.count(b.first_starts).div_ceil(4) as u128,
+    ]
+}
+
+const fn max(a: u128, b: u128) -> u128 {
+    if a > b { a } else { b }
 }
 
 /// A layer's lower columns: the filter's, but none without blocks (an
@@ -463,7 +613,9 @@ impl BumpedHeader {
         let lower_columns = u32::from(h[7]);
         let layers = u64_at(24);
         let zero = u64_at(8) >> 32 == 0 && u64_at(32) == 0;
+        // No keys, no columns (as for the other kinds without blocks).
         if !zero
+            || (u64_at(16) == 0 && lower_columns != 0)
             || lower_columns > crate::layout::MAX_COLUMNS
             || u64_at(16) > MAX_KEYS_U64
             || !(1..=MAX_LAYERS as u64).contains(&layers)

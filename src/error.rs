@@ -83,6 +83,11 @@ pub enum Error {
     },
     /// The requested backend is not available on this CPU or build.
     BackendUnavailable,
+    /// The filter's kind does not do this: Bumped Ribbon has no
+    /// fixed-size plans ([`Plan::with_slots`](crate::Plan::with_slots)) and
+    /// no incremental banding ([`Plan::banding`](crate::Plan::banding)),
+    /// since it sizes each layer for the keys the layer before bumped.
+    Unsupported,
 }
 
 impl Error {
@@ -105,12 +110,13 @@ impl Error {
             Error::Truncated { .. } => -14,
             Error::TrailingBytes { .. } => -15,
             Error::BackendUnavailable => -16,
+            Error::Unsupported => -21,
         }
     }
 
     /// Every error, in code order (for tests and the C header check); the
     /// sizes of the variants that carry some are 0.
-    pub const ALL: [Error; 15] = [
+    pub const ALL: [Error; 16] = [
         Error::InvalidBitsPerKey,
         Error::InvalidFpRate,
         Error::BudgetTooSmall {
@@ -144,6 +150,7 @@ impl Error {
             given: 0,
         },
         Error::BackendUnavailable,
+        Error::Unsupported,
     ];
 
     /// A short, static description (without the sizes that
@@ -178,6 +185,7 @@ impl Error {
             Error::Truncated { .. } => c"filter bytes truncated",
             Error::TrailingBytes { .. } => c"filter bytes longer than the header says",
             Error::BackendUnavailable => c"backend not available on this CPU or build",
+            Error::Unsupported => c"not supported by the filter's kind",
         }
     }
 }

@@ -133,7 +133,7 @@ fn unpack(
 }
 
 fn store_plan(p: &mut ribbon_plan, plan: &Plan) {
-    let (g, num_keys, seed, backend, max_seeds) = plan.raw_parts();
+    let (g, num_keys, seed, backend, max_seeds, upper_millis) = plan.raw_parts();
     let mut words = [0u64; 8];
     words[0] = PLAN_MAGIC;
     words[1] = g.num_blocks as u64;
@@ -141,6 +141,7 @@ fn store_plan(p: &mut ribbon_plan, plan: &Plan) {
     words[3] = num_keys.map_or(u64::MAX, |n| n as u64);
     words[4] = pack(&g, backend, seed);
     words[5] = u64::from(max_seeds);
+    words[6] = u64::from(upper_millis);
     words[7] = check_word(&words);
     p.opaque = words;
 }
@@ -156,12 +157,19 @@ fn load_plan(p: &ribbon_plan) -> Result<Plan, i32> {
         n => Some(usize::try_from(n).map_err(|_| RIBBON_ERR_UNINITIALIZED)?),
     };
     let max_seeds = u32::try_from(w[5]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    Plan::from_raw_parts(geometry, num_keys, seed, backend, max_seeds).map_err(Error::code)
+    let upper_millis = u32::try_from(w[6]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    Plan::from_raw_parts(geometry, num_keys, seed, backend, max_seeds, upper_millis)
+        .map_err(Error::code)
 }
 
 fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
     let v = view.validated();
-    let g = &v.parts.geometry;
+    // A Bumped view keeps its first layer's geometry under the Bumped kind
+    // (its other layers are read from the bytes again).
+    let g = &Geometry {
+        kind: view.kind(),
+        ..v.parts.geometry
+    };
     let bytes = view.as_bytes();
     let mut words = [0u64; 8];
     words[0] = FILTER_MAGIC;
@@ -189,13 +197,19 @@ unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
     let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let len = usize::try_from(w[2]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
     let ptr = w[1] as usize as *const u8;
-    if ptr.is_null() || len != geometry.filter_bytes() {
+    let bumped = geometry.kind == Kind::Bumped;
+    if ptr.is_null() || (!bumped && len != geometry.filter_bytes()) {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
     // SAFETY: `ptr` and `len` were taken from a slice that
     // `ribbon_filter_open` validated as a filter of exactly this geometry;
     // the caller keeps those bytes alive and unchanged.
     let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    if bumped {
+        let validated =
+            Validated::for_bumped(bytes, backend).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+        return Ok(FilterRef::from_validated(validated, bytes));
+    }
     let header = Header {
         geometry,
         seed,

@@ -42,14 +42,14 @@ impl core::fmt::Debug for FilterRef<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let g = &self.state.parts.geometry;
         f.debug_struct("FilterRef")
-            .field("kind", &g.kind)
+            .field("kind", &self.kind())
             .field("width", &g.width)
             .field("num_keys", &self.state.num_keys)
-            .field("num_slots", &g.num_slots())
+            .field("num_slots", &self.num_slots())
             .field("lower_columns", &g.lower_columns)
             .field("upper_start_block", &g.upper_start_block)
             .field("seed", &self.state.seed)
-            .field("bytes", &(HEADER_BYTES + self.payload.len()))
+            .field("bytes", &self.bytes.len())
             .field("backend", &self.backend())
             .finish()
     }
@@ -243,7 +243,10 @@ impl<'a> FilterRef<'a> {
 
     /// The filter's kind.
     pub fn kind(&self) -> Kind {
-        self.state.parts.geometry.kind
+        match self.state.bumped {
+            Some(_) => Kind::Bumped,
+            None => self.state.parts.geometry.kind,
+        }
     }
 
     /// The filter's ribbon width.
@@ -256,9 +259,40 @@ impl<'a> FilterRef<'a> {
         self.state.num_keys
     }
 
-    /// Number of slots `m`.
+    /// Number of slots `m` (for [`Kind::Bumped`], of all layers).
     pub fn num_slots(&self) -> usize {
+        if self.state.bumped.is_some() {
+            return self.layers().map(|l| l.geometry.num_slots()).sum();
+        }
         self.state.parts.geometry.num_slots()
+    }
+
+    /// A Bumped filter's layers (none for the other kinds, or for bytes
+    /// that changed since they were validated).
+    fn layers(&self) -> impl Iterator<Item = bumped_layout::LayerRef<'a>> {
+        let mut layers = Layers::new(self.bytes)
+            .ok()
+            .filter(|_| self.state.bumped.is_some());
+        let mut keys = self.state.num_keys;
+        core::iter::from_fn(move || {
+            let layer = layers.as_mut()?.next_layer(keys, false)?.ok()?;
+            keys = layer.num_keys;
+            Some(layer)
+        })
+    }
+
+    /// Bumped Ribbon only: the number of layers and, per layer, the keys it
+    /// holds or bumped on and its slots (`None` for the other kinds). For
+    /// reports; queries never need it.
+    pub fn bumped_layers(&self) -> Option<(usize, [(u64, usize); bumped_layout::MAX_LAYERS])> {
+        self.state.bumped?;
+        let mut out = [(0, 0); bumped_layout::MAX_LAYERS];
+        let mut count = 0;
+        for (slot, layer) in out.iter_mut().zip(self.layers()) {
+            *slot = (layer.num_keys, layer.geometry.num_slots());
+            count += 1;
+        }
+        Some((count, out))
     }
 
     /// The seed the filter was built with.
@@ -268,13 +302,15 @@ impl<'a> FilterRef<'a> {
 
     /// Serialized length in bytes, header included.
     pub fn filter_bytes(&self) -> usize {
-        HEADER_BYTES + self.payload.len()
+        self.bytes.len()
     }
 
     /// Payload bits (ICML words, header excluded) per key, times 1000, or 0
-    /// for a filter of no keys.
+    /// for a filter of no keys. For [`Kind::Bumped`] everything after the
+    /// header counts: the layer table, the thresholds and the ICML words.
     pub fn millibits_per_key(&self) -> u64 {
-        let bits = self.payload.len() as u128 * 8 * 1000;
+        let payload = self.bytes.len().saturating_sub(HEADER_BYTES);
+        let bits = payload as u128 * 8 * 1000;
         match u128::from(self.state.num_keys) {
             0 => 0,
             n => (bits / n) as u64,
@@ -313,10 +349,15 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), ribbon_kernel::Error>(())
     /// ```
     pub fn estimated_fp_ppt(&self) -> u64 {
+        if self.state.bumped.is_some() {
+            // Every layer is Standard Ribbon.
+            return self.column_fp_ppt();
+        }
         crate::fp::estimated_fp_ppt(&self.state.parts.geometry, self.payload)
     }
 
-    /// The equation `hash` contributes to this filter's system.
+    /// The equation `hash` contributes to this filter's system (for
+    /// [`Kind::Bumped`], to the first layer's).
     pub fn equation(&self, hash: u64) -> Equation {
         let p = &self.state.parts;
         p.expander.equation(&p.geometry, hash)
@@ -387,6 +428,9 @@ pub(crate) struct BumpedTop {
     groups: (usize, usize),
     listed: (usize, usize),
     payload: (usize, usize),
+    /// The filter's serialized length.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    len: usize,
 }
 
 impl Validated {
@@ -430,6 +474,7 @@ impl Validated {
                 groups: (groups.start, groups.end),
                 listed: (listed.start, listed.end),
                 payload: (payload.start, payload.end),
+                len: bytes.len(),
             }),
         })
     }
@@ -438,5 +483,14 @@ impl Validated {
     #[cfg_attr(not(feature = "capi"), allow(dead_code))]
     pub(crate) fn backend(&self) -> Backend {
         self.kernels.backend()
+    }
+
+    /// The serialized length of the filter this state was decoded from.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn filter_bytes(&self) -> usize {
+        match &self.bumped {
+            Some(top) => top.len,
+            None => self.parts.geometry.filter_bytes(),
+        }
     }
 }

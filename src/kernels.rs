@@ -179,7 +179,10 @@ impl QueryKernels<Parts> {
     fn for_kind<W: KernelWord>(backend: Backend, kind: Kind, columns: usize) -> Option<Self> {
         match kind {
             Kind::Homogeneous => Self::new::<W, NativeProbes<false, false>>(backend, columns),
-            Kind::Standard => Self::new::<W, NativeProbes<true, false>>(backend, columns),
+            // A Bumped filter's layers are Standard Ribbon.
+            Kind::Standard | Kind::Bumped => {
+                Self::new::<W, NativeProbes<true, false>>(backend, columns)
+            }
             Kind::StandardSmash => Self::new::<W, NativeProbes<true, true>>(backend, columns),
         }
     }

@@ -76,7 +76,11 @@ impl Filter {
             .max(plan.scratch_words_for(hashes.len()));
         let mut scratch = vec![0u64; words];
         let mut bytes = vec![0u8; plan.filter_bytes()];
-        let validated = plan.build(hashes, &mut scratch, &mut bytes)?.validated();
+        let view = plan.build(hashes, &mut scratch, &mut bytes)?;
+        let (validated, len) = (view.validated(), view.filter_bytes());
+        // A Bumped build writes at most the plan's bytes.
+        bytes.truncate(len);
+        bytes.shrink_to_fit();
         Ok(Filter { bytes, validated })
     }
 
@@ -111,7 +115,7 @@ impl<B: AsRef<[u8]>> Filter<B> {
     #[inline]
     pub fn view(&self) -> FilterRef<'_> {
         let bytes = self.bytes.as_ref();
-        if bytes.len() != self.validated.parts.geometry.filter_bytes() {
+        if bytes.len() != self.validated.filter_bytes() {
             owner_changed_length();
         }
         FilterRef::from_validated(self.validated, bytes)

@@ -6,9 +6,12 @@
 use crate::arith::{div, div_ceil};
 use crate::backend::Backend;
 use crate::band::{self, Banding};
+use crate::bump::{self, Bounds, Shape};
+use crate::bumped_layout::{LAST_LAYER_KEYS, bumping_blocks, last_blocks, layer_geometry};
 use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::fp;
+use crate::kernels::SolveKernel;
 use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width};
 
 /// Most key hashes one plan accepts: 2^40 (or `usize::MAX` where that is
@@ -93,6 +96,10 @@ pub struct Plan {
     backend: Option<Backend>,
     /// Seeds a build tries; 0 for the kind's default.
     max_seeds: u32,
+    /// Bumped Ribbon: the fraction of every layer's blocks with
+    /// `lower_columns + 1` columns, in thousandths (the geometry above is
+    /// the first layer's). 0 for the other kinds.
+    upper_millis: u32,
 }
 
 impl Plan {
@@ -114,6 +121,9 @@ impl Plan {
         check_keys(num_keys)?;
         if !(MIN_MILLIBITS_PER_KEY..=MAX_MILLIBITS_PER_KEY).contains(&millibits_per_key) {
             return Err(Error::InvalidBitsPerKey);
+        }
+        if kind == Kind::Bumped {
+            return Plan::bumped(width, num_keys, u64::from(millibits_per_key));
         }
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
@@ -139,6 +149,11 @@ impl Plan {
         check_keys(num_keys)?;
         if one_in < 2 {
             return Err(Error::InvalidFpRate);
+        }
+        if kind == Kind::Bumped {
+            // Every layer is Standard Ribbon: the columns' rate is exact.
+            let r_milli = columns_for_fp(u128::from(one_in), 1).ok_or(Error::InvalidFpRate)?;
+            return Plan::bumped(width, num_keys, r_milli).map_err(fp_rate_error);
         }
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
@@ -182,6 +197,9 @@ impl Plan {
         filter_bytes: usize,
     ) -> Result<Plan, Error> {
         check_keys(num_keys)?;
+        if kind == Kind::Bumped {
+            return Plan::bumped_for_bytes(width, num_keys, filter_bytes);
+        }
         // At least one bit per key (one column per slot, FP 1/2), in whole
         // words: less makes a filter that matches almost everything.
         let min_words = num_keys.div_ceil(width.bits() as usize);
@@ -260,6 +278,9 @@ impl Plan {
         num_slots: usize,
         millicolumns: u32,
     ) -> Result<Plan, Error> {
+        if kind == Kind::Bumped {
+            return Err(Error::Unsupported);
+        }
         if !(MIN_MILLICOLUMNS..=MAX_COLUMNS * 1000).contains(&millicolumns) {
             return Err(Error::InvalidBitsPerKey);
         }
@@ -279,9 +300,88 @@ impl Plan {
             seed: 0,
             backend: None,
             max_seeds: 0,
+            upper_millis: 0,
         };
         plan.fits()?;
         Ok(plan)
+    }
+
+    /// A Bumped plan for `num_keys` keys at `r_milli / 1000` columns per
+    /// slot in every layer: the first layer's geometry, the rest follows
+    /// from the keys each layer bumps.
+    fn bumped(width: Width, num_keys: usize, r_milli: u64) -> Result<Plan, Error> {
+        check_keys(num_keys)?;
+        let max_milli = u64::from(MAX_COLUMNS) * 1000;
+        if !(u64::from(MIN_MILLIBITS_PER_KEY)..=max_milli).contains(&r_milli) {
+            return Err(Error::InvalidBitsPerKey);
+        }
+        if num_keys == 0 {
+            return Ok(Plan::empty(Kind::Bumped, width));
+        }
+        let (lower, upper_millis) = ((r_milli / 1000) as u32, (r_milli % 1000) as u32);
+        let n = num_keys as u64;
+        let blocks = if n > LAST_LAYER_KEYS {
+            bumping_blocks(width, n)
+        } else {
+            last_blocks(width, n, 0)
+        };
+        let first = layer_geometry(width, blocks, lower, upper_millis)?;
+        let geometry = Geometry::new(
+            Kind::Bumped,
+            width,
+            first.num_blocks,
+            first.lower_columns,
+            first.upper_start_block,
+        )?;
+        let plan = Plan {
+            geometry,
+            num_keys: Some(num_keys),
+            seed: 0,
+            backend: None,
+            max_seeds: 0,
+            upper_millis,
+        };
+        plan.fits()?;
+        Ok(plan)
+    }
+
+    /// [`Plan::for_bytes`] for Bumped Ribbon: the most columns (in
+    /// thousandths) whose bound on the filter's size fits the budget.
+    fn bumped_for_bytes(width: Width, num_keys: usize, filter_bytes: usize) -> Result<Plan, Error> {
+        let plan = |r_milli| Plan::bumped(width, num_keys, r_milli);
+        let fits = |r_milli| plan(r_milli).is_ok_and(|p| p.filter_bytes() <= filter_bytes);
+        let least = u64::from(MIN_MILLIBITS_PER_KEY);
+        if !fits(least) {
+            return Err(match plan(least) {
+                Ok(p) => Error::BudgetTooSmall {
+                    needed: p.filter_bytes(),
+                    given: filter_bytes,
+                },
+                Err(e) => e,
+            });
+        }
+        // Binary search: the bound grows with the columns.
+        let (mut lo, mut hi) = (least, u64::from(MAX_COLUMNS) * 1000);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) { lo = mid } else { hi = mid - 1 }
+        }
+        plan(lo)
+    }
+
+    /// A Bumped plan's shape: its columns and first seed.
+    fn shape(&self) -> Shape {
+        Shape {
+            width: self.geometry.width,
+            lower_columns: self.geometry.lower_columns,
+            upper_millis: self.upper_millis,
+            seed: self.seed,
+        }
+    }
+
+    /// A Bumped plan's bounds; [`Error::TooLarge`] past the address space.
+    fn bumped_bounds(&self) -> Result<Bounds, Error> {
+        Bounds::new(&self.shape(), self.num_keys.unwrap_or(0) as u64)
     }
 
     /// The same plan, trying seeds from `seed` on (the default is 0).
@@ -347,6 +447,7 @@ impl Plan {
             seed: 0,
             backend: None,
             max_seeds: 0,
+            upper_millis: 0,
         }
     }
 
@@ -357,6 +458,7 @@ impl Plan {
             seed: 0,
             backend: None,
             max_seeds: 0,
+            upper_millis: 0,
         };
         plan.fits()?;
         Ok(plan)
@@ -369,6 +471,9 @@ impl Plan {
     /// targets this refuses plans of more than about 2^26 keys, whose
     /// scratch byte count would wrap `size_t` in C.
     fn fits(&self) -> Result<(), Error> {
+        if self.geometry.kind == Kind::Bumped {
+            return self.bumped_bounds().map(|_| ());
+        }
         let system = band::scratch_words(&self.geometry).ok_or(Error::TooLarge)?;
         let words = system
             .checked_add(
@@ -397,6 +502,13 @@ impl Plan {
     /// much.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn scratch_words_for(&self, n: usize) -> usize {
+        if self.geometry.kind == Kind::Bumped {
+            let bounds = Bounds::new(&self.shape(), n as u64);
+            return bounds
+                .ok()
+                .and_then(|b| b.scratch_words())
+                .unwrap_or(usize::MAX);
+        }
         let system = band::scratch_words(&self.geometry);
         let sort = band::sort_scratch_words(&self.geometry, n);
         system
@@ -411,11 +523,20 @@ impl Plan {
     /// [`Banding::add_all`] and [`Banding::finish`], more slowly for large
     /// filters.
     pub fn banding_scratch_words(&self) -> usize {
+        if self.geometry.kind == Kind::Bumped {
+            return 0;
+        }
         band::scratch_words(&self.geometry).unwrap_or(usize::MAX)
     }
 
-    /// Exact serialized length of the filter, header included.
+    /// Exact serialized length of the filter, header included. For
+    /// [`Kind::Bumped`] the most a build writes, whatever the keys (within
+    /// about 0.5 % of what builds of 10^6 keys write); the built filter's
+    /// [`FilterRef::filter_bytes`] is its exact length.
     pub fn filter_bytes(&self) -> usize {
+        if self.geometry.kind == Kind::Bumped {
+            return self.bumped_bounds().map_or(usize::MAX, |b| b.filter_bytes);
+        }
         self.geometry.filter_bytes()
     }
 
@@ -436,7 +557,9 @@ impl Plan {
         self.num_keys
     }
 
-    /// Number of slots `m` (a multiple of the width).
+    /// Number of slots `m` (a multiple of the width). For [`Kind::Bumped`]
+    /// the first layer's, which holds most keys; the later layers' follow
+    /// from the keys it bumps.
     pub fn num_slots(&self) -> usize {
         self.geometry.num_slots()
     }
@@ -461,8 +584,15 @@ impl Plan {
         }
     }
 
-    /// Payload bits (ICML words; the header is not counted).
+    /// Payload bits (ICML words; the header is not counted). For
+    /// [`Kind::Bumped`] an upper bound: everything after the header (layer
+    /// table, thresholds and ICML words) of the largest filter a build
+    /// may write.
     pub fn payload_bits(&self) -> u64 {
+        if self.geometry.kind == Kind::Bumped {
+            let bytes = self.filter_bytes().saturating_sub(HEADER_BYTES) as u64;
+            return bytes.saturating_mul(8);
+        }
         // A geometry's payload bits fit in a u64 (`Geometry::new`).
         (self.geometry.payload_bytes() as u64).saturating_mul(8)
     }
@@ -548,6 +678,13 @@ impl Plan {
                 limit: n as u64,
                 given: hashes.len() as u64,
             });
+        }
+        if self.geometry.kind == Kind::Bumped {
+            // Bumped builds split the scratch and check both buffers
+            // themselves; they write at most `filter_bytes`.
+            let solve = SolveKernel::new(self.backend(), self.geometry.width)
+                .ok_or(Error::BackendUnavailable)?;
+            return bump::build(&self.shape(), hashes, &solve, scratch, out);
         }
         let needed = self.scratch_words();
         let scratch_too_small = Error::ScratchTooSmall {
@@ -706,6 +843,9 @@ impl Plan {
     /// Starts an incremental build with this plan's first seed: add key
     /// hashes one at a time, then [`Banding::finish`]. Clears the scratch.
     pub fn banding<'s>(&self, scratch: &'s mut [u64]) -> Result<Banding<'s>, Error> {
+        if self.geometry.kind == Kind::Bumped {
+            return Err(Error::Unsupported);
+        }
         let capacity = self.banding_capacity() as u64;
         Banding::new(self.geometry, self.seed, self.backend(), scratch, capacity)
     }
@@ -728,19 +868,22 @@ impl Plan {
                 homogeneous_stream_capacity(g, keys)
             }
             Kind::Standard | Kind::StandardSmash => slots,
+            // No incremental banding (`Plan::banding` refuses).
+            Kind::Bumped => 0,
         };
         self.num_keys.map_or(geometric, |n| n.min(geometric))
     }
 
     /// The parts the C ABI stores in its opaque plan struct.
     #[cfg(feature = "capi")]
-    pub(crate) fn raw_parts(&self) -> (Geometry, Option<usize>, u32, Option<Backend>, u32) {
+    pub(crate) fn raw_parts(&self) -> (Geometry, Option<usize>, u32, Option<Backend>, u32, u32) {
         (
             self.geometry,
             self.num_keys,
             self.seed,
             self.backend,
             self.max_seeds,
+            self.upper_millis,
         )
     }
 
@@ -752,9 +895,16 @@ impl Plan {
         seed: u32,
         backend: Option<Backend>,
         max_seeds: u32,
+        upper_millis: u32,
     ) -> Result<Plan, Error> {
         if backend.is_some_and(|b| !b.is_available()) {
             return Err(Error::BackendUnavailable);
+        }
+        // Only Bumped plans have a column fraction of their own, and only
+        // Bumped plans for keys exist.
+        let bumped = geometry.kind == Kind::Bumped;
+        if upper_millis > 999 || (!bumped && upper_millis != 0) || (bumped && num_keys.is_none()) {
+            return Err(Error::CorruptHeader);
         }
         let plan = Plan {
             geometry,
@@ -762,6 +912,7 @@ impl Plan {
             seed,
             backend,
             max_seeds,
+            upper_millis,
         };
         plan.fits()?;
         Ok(plan)
@@ -797,7 +948,10 @@ fn check_keys(num_keys: usize) -> Result<(), Error> {
 fn epsilon_ppm(kind: Kind, width: Width, r_milli: u64, keys: u64) -> u64 {
     match kind {
         Kind::Homogeneous => per_width(width, homogeneous_epsilon_w_milli(width, r_milli, keys)),
-        Kind::Standard | Kind::StandardSmash => standard_epsilon_ppm(kind, width, keys),
+        // A Bumped plan sizes its layers itself (`Plan::bumped`).
+        Kind::Standard | Kind::StandardSmash | Kind::Bumped => {
+            standard_epsilon_ppm(kind, width, keys)
+        }
     }
 }
 

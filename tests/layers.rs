@@ -20,8 +20,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("backend", 1),
     ("key_hash", 1),
     ("word", 2),
-    ("bumped_layout", 2),
     ("hash", 3),
+    ("bumped_layout", 3),
     ("fp", 3),
     // Probe math shared by every kernel.
     ("probe", 4),

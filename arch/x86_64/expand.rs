@@ -420,7 +420,7 @@ mod tests {
     fn check_kind<V: U64Lanes, W: ExpandWidth>(kind: Kind, g: Geometry, seed: u32, hashes: &[u64]) {
         match kind {
             Kind::Homogeneous => check::<V, W, false, false>(g, seed, hashes),
-            Kind::Standard => check::<V, W, true, false>(g, seed, hashes),
+            Kind::Standard | Kind::Bumped => check::<V, W, true, false>(g, seed, hashes),
             Kind::StandardSmash => check::<V, W, true, true>(g, seed, hashes),
         }
     }

@@ -35,12 +35,13 @@ impl Config {
     }
 
     /// The short name benchmark ids and tables use: `hom64-8.7`,
-    /// `std128-7.41`, `smash64-10`.
+    /// `std128-7.41`, `smash64-10`, `bump64-8`.
     pub fn label(&self) -> String {
         let kind = match self.kind {
             Kind::Homogeneous => "hom",
             Kind::Standard => "std",
             Kind::StandardSmash => "smash",
+            Kind::Bumped => "bump",
         };
         format!("{kind}{}-{}", self.width.bits(), bits_text(self.millibits))
     }
@@ -169,8 +170,9 @@ pub fn parse_kind(text: &str) -> Result<Kind, String> {
         "homogeneous" => Ok(Kind::Homogeneous),
         "standard" => Ok(Kind::Standard),
         "smash" => Ok(Kind::StandardSmash),
+        "bumped" => Ok(Kind::Bumped),
         _ => Err(format!(
-            "unknown kind {text:?} (expected homogeneous, standard or smash)"
+            "unknown kind {text:?} (expected homogeneous, standard, smash or bumped)"
         )),
     }
 }

@@ -26,7 +26,8 @@ STATIC_ASSERT(sizeof(ribbon_banding) == 128, "ribbon_banding is 128 bytes");
 STATIC_ASSERT(RIBBON_ADD_INSERTED == 0 && RIBBON_ADD_REDUNDANT == 1 && RIBBON_ADD_INCONSISTENT == 2 &&
                   RIBBON_ADD_FULL == 3,
               "banding outcomes");
-STATIC_ASSERT(RIBBON_KIND_HOMOGENEOUS == 0 && RIBBON_KIND_STANDARD == 1 && RIBBON_KIND_STANDARD_SMASH == 2,
+STATIC_ASSERT(RIBBON_KIND_HOMOGENEOUS == 0 && RIBBON_KIND_STANDARD == 1 && RIBBON_KIND_STANDARD_SMASH == 2 &&
+                  RIBBON_KIND_BUMPED == 3,
               "kind codes");
 STATIC_ASSERT(RIBBON_WIDTH_64 == 64 && RIBBON_WIDTH_128 == 128, "widths");
 STATIC_ASSERT(RIBBON_BACKEND_SCALAR == 0 && RIBBON_BACKEND_AVX2 == 1 && RIBBON_BACKEND_AVX512 == 2 &&
@@ -101,7 +102,17 @@ static void check_filter(uint32_t kind, uint32_t width, size_t n) {
     }
     CHECK_STATUS(ribbon_build(&plan, keys, n, scratch, scratch_words, buffer + 1, filter_bytes), RIBBON_OK);
     free(scratch); /* the filter does not need it */
+    /* A Bumped build writes at most the plan's bytes; the header says how
+     * many. The other kinds write exactly that many. */
+    {
+        size_t written = 0;
+        CHECK_STATUS(ribbon_filter_size(buffer + 1, filter_bytes, &written), RIBBON_OK);
+        CHECK(written <= filter_bytes && (kind == RIBBON_KIND_BUMPED || written == filter_bytes));
+        filter_bytes = written;
+    }
     CHECK_STATUS(ribbon_filter_open(&view, buffer + 1, filter_bytes), RIBBON_OK);
+    CHECK(ribbon_filter_kind(&view) == (int32_t)kind);
+    CHECK(ribbon_filter_bytes(&view) == filter_bytes);
     if (n >= 10000) {
         check_fp_promise(&view, 400000, 31 + n);
     }
@@ -238,7 +249,13 @@ static void check_errors(void) {
     size_t words;
 
     CHECK_STATUS(ribbon_plan_init(NULL, 0, 64, 10, 8000), RIBBON_ERR_NULL);
-    CHECK_STATUS(ribbon_plan_init(&plan, 3, 64, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ribbon_plan_init(&plan, 4, 64, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT);
+    /* Bumped Ribbon sizes its layers for the keys: no streaming builds. */
+    CHECK_STATUS(ribbon_plan_init(&plan, RIBBON_KIND_BUMPED, 64, 10, 8000), RIBBON_OK);
+    {
+        ribbon_banding banding;
+        CHECK_STATUS(ribbon_banding_init(&banding, &plan, scratch_storage, 2048), RIBBON_ERR_UNSUPPORTED);
+    }
     CHECK_STATUS(ribbon_plan_init(&plan, 0, 32, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ribbon_plan_init(&plan, 0, 64, 10, 0), RIBBON_ERR_INVALID_BITS_PER_KEY);
     CHECK_STATUS(ribbon_plan_init_fp_rate(&plan, 1, 64, 10, 1), RIBBON_ERR_INVALID_FP_RATE);
@@ -438,7 +455,7 @@ static void check_static_bounds(void) {
     uint64_t *keys = random_hashes(77, STATIC_KEYS);
     ribbon_filter view;
     size_t i;
-    for (kind = 0; kind <= 2; kind++) {
+    for (kind = 0; kind <= 3; kind++) {
         for (w = 0; w < 2; w++) {
             for (m = 0; m < 7; m++) {
                 for (n = 0; n < ((uint64_t)1 << 40); n = n < 3000 ? n + 7 : n + n / 8) {
@@ -950,7 +967,7 @@ int main(void) {
     static const size_t sizes[6] = {0, 1, 2, 100, 10000, 100000};
     uint32_t kind;
     int w, s;
-    for (kind = 0; kind <= 2; kind++) {
+    for (kind = 0; kind <= 3; kind++) {
         for (w = 0; w < 2; w++) {
             for (s = 0; s < 6; s++) {
                 check_filter(kind, widths[w], sizes[s]);

@@ -11,7 +11,12 @@ pub use kit::{runnable, splitmix64};
 
 use ribbon_kernel::{Kind, Width};
 
-pub const KINDS: [Kind; 3] = [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash];
+pub const KINDS: [Kind; 4] = [
+    Kind::Homogeneous,
+    Kind::Standard,
+    Kind::StandardSmash,
+    Kind::Bumped,
+];
 pub const WIDTHS: [Width; 2] = [Width::W64, Width::W128];
 
 /// SplitMix64: a fixed, portable stream of well-mixed 64-bit hashes.
