@@ -72,7 +72,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "--kind",
         value: Some("K[,K...]"),
-        help: "ribbon-kernel kind: homogeneous, standard, smash (default: per rival)",
+        help: "ribbon-kernel kind: homogeneous, standard, smash, bumped (default: per rival)",
     },
     OptionSpec {
         name: "--width",

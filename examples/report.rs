@@ -72,7 +72,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "--kind",
         value: Some("K[,K...]"),
-        help: "homogeneous, standard, smash (default all)",
+        help: "homogeneous, standard, smash, bumped (default all)",
     },
     OptionSpec {
         name: "--width",

@@ -456,19 +456,30 @@ impl ThresholdsRef<'_> {
         let mut codes = [0u8; 8];
         codes.copy_from_slice(&group[..8]);
         let within = (bucket % GROUP_BUCKETS) as u32;
-        if u64::from_le_bytes(codes) >> within & 1 == 1 {
-            return self.buckets.size();
-        }
+        let nothing_bumped = (u64::from_le_bytes(codes) >> within & 1) as u32;
         let slot = u16::from_le_bytes([group[8], group[9]]);
-        if u32::from(slot & 63) == within {
-            return u32::from(slot >> 6 & 0x1ff);
-        }
-        if slot & SLOT_MORE != 0
-            && let Some(t) = self.listed_threshold(bucket)
+        let in_slot = u32::from(u32::from(slot & 63) == within);
+        // The common cases select with masks, not branches: queries of a
+        // filter take each way often, and mispredicted branches hold back
+        // the loads of the keys after them.
+        let pick = |yes: u32, a: u32, b: u32| {
+            let mask = yes.wrapping_neg();
+            (a & mask) | (b & !mask)
+        };
+        let t = pick(
+            in_slot,
+            u32::from(slot >> 6 & 0x1ff),
+            self.buckets.standard_back,
+        );
+        let t = pick(nothing_bumped, self.buckets.size(), t);
+        // Only a bumping bucket of a group with more exceptions than its
+        // slot may be listed (a few percent of keys).
+        if (slot & SLOT_MORE != 0) & (nothing_bumped | in_slot == 0)
+            && let Some(listed) = self.listed_threshold(bucket)
         {
-            return t;
+            return listed;
         }
-        self.buckets.standard_back
+        t
     }
 
     /// Binary search of the list for `bucket`.
@@ -842,15 +853,4 @@ pub(crate) fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
         layers.data_at = x.end;
     }
     Ok(layers.data_at)
-}
-
-/// The `i`-th layer of validated bytes, skipping the list checks; `None`
-/// past the last (or if the bytes changed since).
-pub(crate) fn layer_of_validated(bytes: &[u8], i: usize) -> Option<LayerRef<'_>> {
-    let mut layers = Layers::new(bytes).ok()?;
-    let mut keys = layers.header().num_keys;
-    for _ in 0..i {
-        keys = layers.next_layer(keys, false)?.ok()?.num_keys;
-    }
-    layers.next_layer(keys, false)?.ok()
 }

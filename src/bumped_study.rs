@@ -23,12 +23,12 @@
 //!   elimination only ever writes the row a key ends in. Nothing bumped is
 //!   threshold `bucket`.
 //! * A query in that bucket with `back >= threshold` was bumped: it goes
-//!   to the next layer (another seed, sized for the bumped keys); otherwise
-//!   this layer answers. The lowest starts of a bucket compete with the
+//!   to the next layer (another seed, sized for the bumped keys, hashing
+//!   the value this layer remixed); otherwise this layer answers. The lowest starts of a bucket compete with the
 //!   rows the previous bucket spilled into it; bumping them relieves the
 //!   overload where it is.
-//! * The last layer has no thresholds: a Standard Ribbon sized with slack,
-//!   grown and reseeded until it builds.
+//! * The last layer has no thresholds: a Standard Ribbon of its keys'
+//!   slots, grown by 1/32 of them and reseeded until it builds.
 //!
 //! What a threshold costs is the scheme's (`Params`): a code per bucket
 //! naming a *standard* threshold (or nothing bumped), and, for a failure

@@ -122,80 +122,7 @@ impl<'a> FilterRef<'a> {
     /// was built from, `true` with the filter's FP rate otherwise.
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
-        let s = &self.state;
-        match &s.bumped {
-            None => s.kernels.contains(&s.parts, self.payload, hash),
-            Some(top) => self.contains_bumped(top, hash),
-        }
-    }
-
-    /// [`FilterRef::contains`] of a Bumped filter: the first layer answers
-    /// unless the key's bucket bumped it.
-    #[inline]
-    fn contains_bumped(&self, top: &BumpedTop, hash: u64) -> bool {
-        let s = &self.state;
-        if let Some(x) = self.bumped_from_first(top, hash) {
-            return self.contains_deeper(x);
-        }
-        s.kernels.contains(&s.parts, self.payload, hash)
-    }
-
-    /// The value a key carries to the second layer when the first one
-    /// bumped it.
-    #[inline(always)]
-    fn bumped_from_first(&self, top: &BumpedTop, hash: u64) -> Option<u64> {
-        if top.num_layers < 2 {
-            return None;
-        }
-        let e = &self.state.parts.expander;
-        let x = remix(hash, e.seed_mix);
-        let (bucket, back) = top.buckets.locate(start(x, e.num_starts, 0));
-        let thresholds = ThresholdsRef {
-            buckets: top.buckets,
-            groups: self.bytes.get(top.groups.0..top.groups.1).unwrap_or(&[]),
-            listed: self.bytes.get(top.listed.0..top.listed.1).unwrap_or(&[]),
-        };
-        (back >= thresholds.threshold(bucket)).then_some(x)
-    }
-
-    /// The layers after the first, for a key the first bumped (`x`: what
-    /// the first layer remixed it to). Bytes that changed since they were
-    /// validated answer "maybe", never a false negative.
-    #[inline(never)]
-    fn contains_deeper(&self, mut x: u64) -> bool {
-        let Ok(mut layers) = Layers::new(self.bytes) else {
-            return true;
-        };
-        let mut keys = layers.header().num_keys;
-        let mut first = true;
-        while let Some(Ok(layer)) = layers.next_layer(keys, false) {
-            keys = layer.num_keys;
-            if core::mem::take(&mut first) {
-                continue;
-            }
-            let g = layer.geometry;
-            let parts = Parts {
-                geometry: g,
-                expander: Expander::new(&g, layer.seed),
-            };
-            if !layer.last {
-                let y = remix(x, parts.expander.seed_mix);
-                let (bucket, back) =
-                    layer
-                        .thresholds
-                        .buckets
-                        .locate(start(y, parts.expander.num_starts, 0));
-                if back >= layer.thresholds.threshold(bucket) {
-                    x = y;
-                    continue;
-                }
-            }
-            let Some(kernels) = QueryKernels::for_filter(self.backend(), &g) else {
-                return true;
-            };
-            return kernels.contains(&parts, layer.payload, x);
-        }
-        true
+        self.state.contains(self.bytes, self.payload, hash)
     }
 
     /// Queries every hash, writing one answer per hash into `out`, which must
@@ -207,24 +134,19 @@ impl<'a> FilterRef<'a> {
                 given: out.len(),
             });
         }
-        let s = &self.state;
-        s.kernels
-            .contains_batch(&s.parts, self.payload, hashes, out);
-        if let Some(top) = &s.bumped {
-            // The first layer answered every key; those it bumped ask the
-            // layers after it.
-            for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-                if let Some(x) = self.bumped_from_first(top, hash) {
-                    *answer = self.contains_deeper(x);
-                }
-            }
-        }
+        self.state
+            .contains_batch(self.bytes, self.payload, hashes, out);
         Ok(())
     }
 
     /// The same view, querying with `backend`; fails if this CPU or build
     /// lacks it.
     pub fn with_backend(self, backend: Backend) -> Result<FilterRef<'a>, Error> {
+        if self.state.bumped.is_some() {
+            // Every layer's kernels.
+            let state = Validated::for_bumped(self.bytes, backend)?;
+            return Ok(FilterRef { state, ..self });
+        }
         let kernels = QueryKernels::for_filter(backend, &self.state.parts.geometry)
             .ok_or(Error::BackendUnavailable)?;
         Ok(FilterRef {
@@ -376,14 +298,10 @@ impl<'a> FilterRef<'a> {
 
     /// A view over `bytes`, which `state` was decoded from.
     pub(crate) fn from_validated(state: Validated, bytes: &'a [u8]) -> FilterRef<'a> {
-        let payload = match &state.bumped {
-            None => bytes.get(HEADER_BYTES..),
-            Some(top) => bytes.get(top.payload.0..top.payload.1),
-        };
         FilterRef {
             state,
             bytes,
-            payload: payload.unwrap_or(&[]),
+            payload: state.payload(bytes),
         }
     }
 }
@@ -418,19 +336,91 @@ pub(crate) struct Validated {
     pub(crate) bumped: Option<BumpedTop>,
 }
 
-/// What a view of a Bumped filter keeps besides its first layer's parts:
-/// where the first layer's thresholds and payload lie in the bytes (as
-/// ranges, so that the state has no borrow) and how many layers follow.
+/// Layers after the first whose query state a view keeps (deeper ones are
+/// decoded from the bytes when a key reaches them: 1 in 2,000 keys or
+/// fewer).
+const CACHED_LAYERS: usize = 2;
+
+/// What a view of a Bumped filter keeps besides its first layer's parts
+/// and kernels (`Validated::parts` and `kernels`): where the first layer's
+/// thresholds and payload lie in the bytes (as ranges, so that the state
+/// has no borrow), and the next layers' query state.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BumpedTop {
     num_layers: usize,
     buckets: Buckets,
-    groups: (usize, usize),
-    listed: (usize, usize),
-    payload: (usize, usize),
+    first: LayerRanges,
+    cached: [Option<CachedLayer>; CACHED_LAYERS],
     /// The filter's serialized length.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     len: usize,
+}
+
+/// Where a layer's thresholds and payload lie in the filter's bytes.
+#[derive(Clone, Copy, Debug)]
+struct LayerRanges {
+    groups: (usize, usize),
+    listed: (usize, usize),
+    payload: (usize, usize),
+}
+
+impl LayerRanges {
+    fn of(layer: &bumped_layout::LayerRef<'_>) -> LayerRanges {
+        let t = &layer.thresholds;
+        let groups = (layer.data_at, layer.data_at + t.groups.len());
+        let listed = (groups.1, groups.1 + t.listed.len());
+        let payload = (listed.1, listed.1 + layer.payload.len());
+        LayerRanges {
+            groups,
+            listed,
+            payload,
+        }
+    }
+
+    /// The layer's thresholds in `bytes`.
+    #[inline(always)]
+    fn thresholds<'b>(&self, buckets: Buckets, bytes: &'b [u8]) -> ThresholdsRef<'b> {
+        ThresholdsRef {
+            buckets,
+            groups: bytes.get(self.groups.0..self.groups.1).unwrap_or(&[]),
+            listed: bytes.get(self.listed.0..self.listed.1).unwrap_or(&[]),
+        }
+    }
+}
+
+/// A later layer's query state.
+#[derive(Clone, Copy, Debug)]
+struct CachedLayer {
+    parts: Parts,
+    kernels: QueryKernels<Parts>,
+    ranges: LayerRanges,
+    last: bool,
+}
+
+impl CachedLayer {
+    fn new(layer: &bumped_layout::LayerRef<'_>, backend: Backend) -> Result<CachedLayer, Error> {
+        let g = layer.geometry;
+        Ok(CachedLayer {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, layer.seed),
+            },
+            kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
+            ranges: LayerRanges::of(layer),
+            last: layer.last,
+        })
+    }
+}
+
+/// A bumping layer's verdict on a key: `Some(x)`, the value the key
+/// carries to the next layer, when the bucket of its start (from `x`, its
+/// remix with the layer's seed) bumped it.
+#[inline(always)]
+fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option<u64> {
+    let e = &parts.expander;
+    let x = remix(hash, e.seed_mix);
+    let (bucket, back) = thresholds.buckets.locate(start(x, e.num_starts, 0));
+    (back >= thresholds.threshold(bucket)).then_some(x)
 }
 
 impl Validated {
@@ -453,13 +443,25 @@ impl Validated {
     /// The state of a view of the Bumped filter `bytes` (validated),
     /// querying with `backend`.
     pub(crate) fn for_bumped(bytes: &[u8], backend: Backend) -> Result<Validated, Error> {
-        let first = bumped_layout::layer_of_validated(bytes, 0).ok_or(Error::CorruptHeader)?;
-        let header = Layers::new(bytes)?.header();
+        let mut layers = Layers::new(bytes)?;
+        let header = layers.header();
+        let mut keys = header.num_keys;
+        let first = layers
+            .next_layer(keys, false)
+            .ok_or(Error::CorruptHeader)??;
+        keys = first.num_keys;
+        let mut cached = [None; CACHED_LAYERS];
+        for slot in cached.iter_mut() {
+            match layers.next_layer(keys, false) {
+                Some(layer) => {
+                    let layer = layer?;
+                    keys = layer.num_keys;
+                    *slot = Some(CachedLayer::new(&layer, backend)?);
+                }
+                None => break,
+            }
+        }
         let g = first.geometry;
-        let t = &first.thresholds;
-        let groups = first.data_at..first.data_at + t.groups.len();
-        let listed = groups.end..groups.end + t.listed.len();
-        let payload = listed.end..listed.end + first.payload.len();
         Ok(Validated {
             parts: Parts {
                 geometry: g,
@@ -470,17 +472,130 @@ impl Validated {
             kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
             bumped: Some(BumpedTop {
                 num_layers: header.num_layers,
-                buckets: t.buckets,
-                groups: (groups.start, groups.end),
-                listed: (listed.start, listed.end),
-                payload: (payload.start, payload.end),
+                buckets: first.thresholds.buckets,
+                first: LayerRanges::of(&first),
+                cached,
                 len: bytes.len(),
             }),
         })
     }
 
+    /// The payload the kernels of `parts` read in `bytes` (the filter this
+    /// state was decoded from): the first layer's for a Bumped filter.
+    pub(crate) fn payload<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        let payload = match &self.bumped {
+            None => bytes.get(HEADER_BYTES..),
+            Some(top) => bytes.get(top.first.payload.0..top.first.payload.1),
+        };
+        payload.unwrap_or(&[])
+    }
+
+    /// Whether `hash` may be in the filter `bytes` (which this state was
+    /// decoded from; `payload` is [`Validated::payload`]).
+    #[inline(always)]
+    pub(crate) fn contains(&self, bytes: &[u8], payload: &[u8], hash: u64) -> bool {
+        match &self.bumped {
+            None => self.kernels.contains(&self.parts, payload, hash),
+            Some(top) => self.contains_bumped(top, bytes, payload, hash),
+        }
+    }
+
+    /// Answers every hash into `out` (of the same length).
+    pub(crate) fn contains_batch(
+        &self,
+        bytes: &[u8],
+        payload: &[u8],
+        hashes: &[u64],
+        out: &mut [bool],
+    ) {
+        self.kernels
+            .contains_batch(&self.parts, payload, hashes, out);
+        if let Some(top) = &self.bumped
+            && top.num_layers > 1
+        {
+            // The first layer answered every key; those it bumped ask the
+            // layers after it.
+            let thresholds = top.first.thresholds(top.buckets, bytes);
+            for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
+                if let Some(x) = bumped_by(&self.parts, &thresholds, hash) {
+                    *answer = self.contains_deeper(top, bytes, x);
+                }
+            }
+        }
+    }
+
+    /// [`Validated::contains`] of a Bumped filter: the first layer answers
+    /// unless the key's bucket bumped it. Out of line, so that the other
+    /// kinds' query stays one predictable branch and one indirect call.
+    #[inline(never)]
+    fn contains_bumped(&self, top: &BumpedTop, bytes: &[u8], payload: &[u8], hash: u64) -> bool {
+        if top.num_layers > 1 {
+            let thresholds = top.first.thresholds(top.buckets, bytes);
+            if let Some(x) = bumped_by(&self.parts, &thresholds, hash) {
+                return self.contains_deeper(top, bytes, x);
+            }
+        }
+        self.kernels.contains(&self.parts, payload, hash)
+    }
+
+    /// The layers after the first, for a key the first bumped (`x`: what
+    /// the first layer remixed it to). Bytes that no longer hold a layer
+    /// answer "maybe", never a false negative.
+    #[inline]
+    fn contains_deeper(&self, top: &BumpedTop, bytes: &[u8], mut x: u64) -> bool {
+        for layer in top.cached.iter().flatten() {
+            if !layer.last {
+                let thresholds = layer.ranges.thresholds(top.buckets, bytes);
+                if let Some(y) = bumped_by(&layer.parts, &thresholds, x) {
+                    x = y;
+                    continue;
+                }
+            }
+            let (from, to) = layer.ranges.payload;
+            return match bytes.get(from..to) {
+                Some(payload) => layer.kernels.contains(&layer.parts, payload, x),
+                None => true,
+            };
+        }
+        self.contains_uncached(bytes, 1 + CACHED_LAYERS, x)
+    }
+
+    /// [`Validated::contains_deeper`] from layer `from` on, decoding the
+    /// layers from the bytes.
+    #[cold]
+    #[inline(never)]
+    fn contains_uncached(&self, bytes: &[u8], from: usize, mut x: u64) -> bool {
+        let Ok(mut layers) = Layers::new(bytes) else {
+            return true;
+        };
+        let mut keys = layers.header().num_keys;
+        let mut i = 0;
+        while let Some(Ok(layer)) = layers.next_layer(keys, false) {
+            keys = layer.num_keys;
+            i += 1;
+            if i <= from {
+                continue;
+            }
+            let g = layer.geometry;
+            let parts = Parts {
+                geometry: g,
+                expander: Expander::new(&g, layer.seed),
+            };
+            if !layer.last
+                && let Some(y) = bumped_by(&parts, &layer.thresholds, x)
+            {
+                x = y;
+                continue;
+            }
+            let Some(kernels) = QueryKernels::for_filter(self.backend(), &g) else {
+                return true;
+            };
+            return kernels.contains(&parts, layer.payload, x);
+        }
+        true
+    }
+
     /// The backend the kernels belong to.
-    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
     pub(crate) fn backend(&self) -> Backend {
         self.kernels.backend()
     }

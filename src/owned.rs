@@ -114,17 +114,27 @@ impl<B: AsRef<[u8]>> Filter<B> {
     /// `Vec`, `Box`, `Arc`, `Bytes` and memory maps never do.
     #[inline]
     pub fn view(&self) -> FilterRef<'_> {
+        FilterRef::from_validated(self.validated, self.checked_bytes())
+    }
+
+    /// The owner's bytes, of the length validated (else a panic: see
+    /// [`Filter::view`]).
+    #[inline(always)]
+    fn checked_bytes(&self) -> &[u8] {
         let bytes = self.bytes.as_ref();
         if bytes.len() != self.validated.filter_bytes() {
             owner_changed_length();
         }
-        FilterRef::from_validated(self.validated, bytes)
+        bytes
     }
 
     /// Whether `hash` may be in the set.
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
-        self.view().contains(hash)
+        // Not through `view`: no copy of the decoded state per query.
+        let bytes = self.checked_bytes();
+        let v = &self.validated;
+        v.contains(bytes, v.payload(bytes), hash)
     }
 
     /// Queries every hash into `out` (same length as `hashes`).

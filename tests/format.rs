@@ -10,7 +10,7 @@ use ribbon_kernel::{Error, Filter, FilterRef, HEADER_BYTES, Kind, Plan, Width};
 /// solving and serializing must never change them. A deliberate change of
 /// sizing (how many slots a plan gets) does, and then the filters written
 /// before must still read back: see `filters_of_an_earlier_sizing_still_read`.
-const PINNED: [(Kind, Width, usize, u64); 6] = [
+const PINNED: [(Kind, Width, usize, u64); 8] = [
     // Plans for bits per key spend exactly the budget (rounded up to a
     // word) since the static size bounds; before, the W128 Homogeneous
     // filter had 1,024 slots (digest 0x72bb73fea97e7370), then 1,152 slots
@@ -21,10 +21,15 @@ const PINNED: [(Kind, Width, usize, u64); 6] = [
     (Kind::Standard, Width::W128, 1016, 0xe47a1648345e400b),
     (Kind::StandardSmash, Width::W64, 1008, 0xe5700f06bdb27f38),
     (Kind::StandardSmash, Width::W128, 1016, 0x647b4282147c3d4b),
+    // 5,000 keys: two bumping layers and the last one.
+    (Kind::Bumped, Width::W64, 4994, 0xbb456a892924571c),
+    (Kind::Bumped, Width::W128, 5058, 0x8f7644a92a87b801),
 ];
 
 fn pinned_filter(kind: Kind, width: Width) -> Filter {
-    let keys = hashes(42, 1000);
+    // Bumped Ribbon bumps from more than 2,048 keys on.
+    let n = if kind == Kind::Bumped { 5000 } else { 1000 };
+    let keys = hashes(42, n);
     let plan = Plan::new(kind, width, keys.len(), 7700).unwrap();
     Filter::build(&plan, &keys).unwrap()
 }
@@ -85,7 +90,12 @@ fn sample_filters() -> Vec<Filter> {
             } else {
                 &[(0, 8000), (1, 1000), (300, 7700), (300, 2500)]
             };
-            for &(n, millibits) in sizes {
+            // Bumped Ribbon: also a filter with bumping layers.
+            let bumping: &[(usize, u32)] = match (kind, cfg!(miri)) {
+                (Kind::Bumped, false) => &[(5000, 7700)],
+                _ => &[],
+            };
+            for &(n, millibits) in sizes.iter().chain(bumping) {
                 let plan = Plan::new(kind, width, n, millibits).unwrap();
                 v.push(Filter::build(&plan, &hashes(n as u64, n)).unwrap());
             }
@@ -157,6 +167,35 @@ fn header_bit_flips_are_refused_or_harmless() {
                 }
             }
         }
+    }
+}
+
+/// Bumped Ribbon: every bit of the layer table and of the first layer's
+/// threshold groups and list, flipped alone, is refused or leaves a filter
+/// that queries without panic, single equal to batch.
+#[test]
+fn bumped_table_and_threshold_bit_flips_are_refused_or_harmless() {
+    let n = if cfg!(miri) { 2100 } else { 5000 };
+    for width in WIDTHS {
+        let plan = Plan::new(Kind::Bumped, width, n, 7700).unwrap();
+        let f = Filter::build(&plan, &hashes(n as u64, n)).unwrap();
+        let original = f.as_bytes();
+        let layers = u64::from_le_bytes(original[24..32].try_into().unwrap()) as usize;
+        assert!(layers >= 2, "{width:?}: {layers} layers");
+        // Header, table, and the first layer's thresholds (its groups and
+        // list come first in its data; 64 bytes cover both here).
+        let end = HEADER_BYTES + 32 * layers + 64;
+        let step = if cfg!(miri) { 29 } else { 1 };
+        let mut accepted = 0;
+        for bit in (0..end * 8).step_by(step) {
+            let mut bytes = original.to_vec();
+            bytes[bit / 8] ^= 1 << (bit % 8);
+            if let Ok(view) = FilterRef::from_bytes(&bytes) {
+                accepted += 1;
+                exercise(view);
+            }
+        }
+        println!("{width:?}: {accepted} of {} flips accepted", end * 8 / step);
     }
 }
 
