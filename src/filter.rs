@@ -5,7 +5,7 @@ use crate::bumped_layout::{self, Buckets, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::{Equation, Expander, remix, start};
 use crate::kernels::QueryKernels;
-use crate::layout::{HEADER_BYTES, Header, Kind, Width, is_bumped};
+use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, is_bumped};
 use crate::probe::Parts;
 
 /// A borrowed Ribbon filter: the serialized bytes (any alignment) plus the
@@ -427,16 +427,29 @@ impl Validated {
     /// The state of a view of a filter with header `header` (validated),
     /// querying with `backend`; fails if this CPU or build lacks it.
     pub(crate) fn new(header: &Header, backend: Backend) -> Result<Validated, Error> {
-        let g = header.geometry;
+        let (g, seed) = (header.geometry, header.seed);
+        Validated::of(g, seed, seed, header.num_keys, backend, None)
+    }
+
+    /// The state of a view of geometry `g` hashed with `layer_seed` (for a
+    /// Bumped filter, its first layer's), querying with `backend`.
+    fn of(
+        g: Geometry,
+        layer_seed: u32,
+        seed: u32,
+        num_keys: u64,
+        backend: Backend,
+        bumped: Option<BumpedTop>,
+    ) -> Result<Validated, Error> {
         Ok(Validated {
             parts: Parts {
                 geometry: g,
-                expander: Expander::new(&g, header.seed),
+                expander: Expander::new(&g, layer_seed),
             },
-            seed: header.seed,
-            num_keys: header.num_keys,
+            seed,
+            num_keys,
             kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
-            bumped: None,
+            bumped,
         })
     }
 
@@ -461,23 +474,15 @@ impl Validated {
                 None => break,
             }
         }
-        let g = first.geometry;
-        Ok(Validated {
-            parts: Parts {
-                geometry: g,
-                expander: Expander::new(&g, first.seed),
-            },
-            seed: header.seed,
-            num_keys: header.num_keys,
-            kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
-            bumped: Some(BumpedTop {
-                num_layers: header.num_layers,
-                buckets: first.thresholds.buckets,
-                first: LayerRanges::of(&first),
-                cached,
-                len: bytes.len(),
-            }),
-        })
+        let top = BumpedTop {
+            num_layers: header.num_layers,
+            buckets: first.thresholds.buckets,
+            first: LayerRanges::of(&first),
+            cached,
+            len: bytes.len(),
+        };
+        let (g, num_keys) = (first.geometry, header.num_keys);
+        Validated::of(g, first.seed, header.seed, num_keys, backend, Some(top))
     }
 
     /// The payload the kernels of `parts` read in `bytes` (the filter this

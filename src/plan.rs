@@ -333,16 +333,7 @@ impl Plan {
             first.lower_columns,
             first.upper_start_block,
         )?;
-        let plan = Plan {
-            geometry,
-            num_keys: Some(num_keys),
-            seed: 0,
-            backend: None,
-            max_seeds: 0,
-            upper_millis,
-        };
-        plan.fits()?;
-        Ok(plan)
+        Plan::checked_with(geometry, num_keys, upper_millis)
     }
 
     /// [`Plan::for_bytes`] for Bumped Ribbon: the most columns (in
@@ -452,13 +443,18 @@ impl Plan {
     }
 
     fn checked(geometry: Geometry, num_keys: usize) -> Result<Plan, Error> {
+        Plan::checked_with(geometry, num_keys, 0)
+    }
+
+    /// [`Plan::checked`] with a Bumped plan's column fraction.
+    fn checked_with(geometry: Geometry, num_keys: usize, upper_millis: u32) -> Result<Plan, Error> {
         let plan = Plan {
             geometry,
             num_keys: Some(num_keys),
             seed: 0,
             backend: None,
             max_seeds: 0,
-            upper_millis: 0,
+            upper_millis,
         };
         plan.fits()?;
         Ok(plan)
