@@ -30,7 +30,7 @@ use crate::bumped_layout::{
 };
 use crate::error::Error;
 use crate::hash::{Coeff, Expander, FreeRows, remix, start};
-use crate::kernels::SolveKernel;
+use crate::kernels::{SolveKernel, prefetch_for_write};
 use crate::layout::{Geometry, HEADER_BYTES, Width};
 use crate::word::Rows;
 
@@ -105,6 +105,7 @@ pub(crate) fn band_layer<W: Coeff>(
     let thresholds = thresholds.get_mut(..num_buckets).ok_or(())?;
     thresholds.fill(buckets.size() as u16);
     let stride = Rows::stride::<W>(true);
+    let ahead = 2 * buckets.size() as usize;
     let back_of = |x: u64| buckets.locate(start(x, expander.num_starts, 0)).1;
     // The current bucket's keys that went into a row: the row (from the
     // bucket's first start) and `back`, in insertion order. Each has its
@@ -124,6 +125,14 @@ pub(crate) fn band_layer<W: Coeff>(
     for j in 0..ordered.len() {
         let x = *ordered.get(j).ok_or(())?;
         let (s, c, b) = expander.expand_remixed::<W>(x);
+        // The same place two buckets further on: those rows are cold
+        // (zeroed long ago), and each key fetches its share of them in
+        // time. w = 64 only: at 10^6 keys, 8 bits per key, builds took
+        // 93-94 instead of 104 ns per key with it, w = 128 178 instead of
+        // 173 (bucket of 512 starts, 3-word rows).
+        if W::BITS == 64 {
+            prefetch_for_write(rows, (s as usize + ahead) * stride);
+        }
         let (bucket, back) = buckets.locate(s);
         if bucket != current {
             current = bucket;

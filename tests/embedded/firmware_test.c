@@ -761,8 +761,8 @@ static void test_api_basics(void) {
 
     CHECK_STATUS(probe_ribbon_plan_init(NULL, RIBBON_KIND_HOMOGENEOUS, 64, 10, 8000), RIBBON_ERR_NULL,
                  "ribbon_plan_init(NULL)");
-    CHECK_STATUS(probe_ribbon_plan_init(&plan, 3, 64, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT,
-                 "ribbon_plan_init with kind 3");
+    CHECK_STATUS(probe_ribbon_plan_init(&plan, 4, 64, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT,
+                 "ribbon_plan_init with kind 4");
     CHECK_STATUS(probe_ribbon_plan_init(&plan, RIBBON_KIND_HOMOGENEOUS, 32, 10, 8000), RIBBON_ERR_INVALID_ARGUMENT,
                  "ribbon_plan_init with width 32");
     CHECK_STATUS(probe_ribbon_plan_init(&plan, RIBBON_KIND_HOMOGENEOUS, 64, 10, 0), RIBBON_ERR_INVALID_BITS_PER_KEY,
@@ -822,10 +822,10 @@ static void test_api_basics(void) {
 
     CHECK_EQ(probe_ribbon_version(), RIBBON_VERSION_NUMBER, "ribbon_version matches the header");
     CHECK(str_eq(probe_ribbon_version_str(), RIBBON_VERSION_STRING), "ribbon_version_str matches the header");
-    CHECK_EQ(probe_ribbon_max_filter_bytes(3, 64, 100, 8000), 0, "ribbon_max_filter_bytes of kind 3");
+    CHECK_EQ(probe_ribbon_max_filter_bytes(4, 64, 100, 8000), 0, "ribbon_max_filter_bytes of kind 4");
     CHECK_EQ(probe_ribbon_max_scratch_words(0, 32, 100, 8000), 0, "ribbon_max_scratch_words of width 32");
-    CHECK_EQ(probe_ribbon_max_banding_scratch_words(3, 64, 100, 8000), 0,
-             "ribbon_max_banding_scratch_words of kind 3");
+    CHECK_EQ(probe_ribbon_max_banding_scratch_words(4, 64, 100, 8000), 0,
+             "ribbon_max_banding_scratch_words of kind 4");
 }
 
 /* ---- Report ---- */
