@@ -145,9 +145,10 @@ typedef struct {
 #define RIBBON_ERR_OUTPUT_TOO_SMALL (-8)
 /** A batch output length differs from the number of hashes. */
 #define RIBBON_ERR_LENGTH_MISMATCH (-9)
-/** Standard Ribbon: every seed tried failed; the output is not a filter.
- * Kept for the code table: ribbon_build no longer returns it, since it
- * falls back to a Homogeneous filter when every seed fails. */
+/** Every seed tried failed; the output is not a filter. Standard Ribbon
+ * builds no longer return it (they fall back to a Homogeneous filter when
+ * every seed fails); a Bumped build does when a layer finds no seed within
+ * its caps, which takes hashes crafted against the seeds. */
 #define RIBBON_ERR_CONSTRUCTION_FAILED (-10)
 /** The bytes do not start with the filter magic. */
 #define RIBBON_ERR_BAD_MAGIC (-11)
@@ -233,7 +234,9 @@ int32_t ribbon_plan_init_bytes(ribbon_plan *p, uint32_t kind, uint32_t width,
 /** uint64_t words of scratch ribbon_build needs (0 for a bad plan). */
 size_t ribbon_plan_scratch_words(const ribbon_plan *p);
 
-/** Exact serialized filter size in bytes (0 for a bad plan). */
+/** Exact serialized filter size in bytes (0 for a bad plan); for
+ * RIBBON_KIND_BUMPED the most a build writes (ribbon_filter_size on the
+ * output gives the filter's own). */
 size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
 
 /* ---- Static sizing ----

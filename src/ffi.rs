@@ -451,7 +451,8 @@ pub unsafe extern "C" fn ribbon_plan_scratch_words(p: *const ribbon_plan) -> usi
     unsafe { plan_value(p, |plan| plan.scratch_words()) }
 }
 
-/// Exact serialized filter length; 0 for a NULL or uninitialized plan.
+/// Exact serialized filter length (for Bumped Ribbon the most a build
+/// writes); 0 for a NULL or uninitialized plan.
 ///
 /// # Safety
 /// `p` is NULL or points to a readable `ribbon_plan`.

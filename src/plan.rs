@@ -395,7 +395,10 @@ impl Plan {
     /// Ribbon, whose builds retry while the measured excess breaks the FP
     /// promise and then keep the best seed. One seed makes every build a
     /// single attempt (faster on the rare key sets that need a retry, with
-    /// no guard on Homogeneous FP tails).
+    /// no guard on Homogeneous FP tails). [`Kind::Bumped`] builds do not
+    /// use it: each bumping layer tries up to 16 seeds (one is practically
+    /// always enough) and the last layer up to 16 sizes, each with its own
+    /// seed, and [`Error::ConstructionFailed`] follows only if all fail.
     pub fn with_max_seeds(self, seeds: u32) -> Plan {
         Plan {
             max_seeds: seeds.max(1),
@@ -603,9 +606,10 @@ impl Plan {
     /// any order, duplicates allowed) into `out`, using `scratch` (at least
     /// [`Plan::scratch_words`] words) as working memory.
     ///
-    /// Writes exactly [`Plan::filter_bytes`] bytes at the start of `out`,
-    /// which may have any alignment, and returns a view of them. Never
-    /// allocates.
+    /// Writes exactly [`Plan::filter_bytes`] bytes at the start of `out`
+    /// (for [`Kind::Bumped`] at most that many: the view's
+    /// [`FilterRef::filter_bytes`] says how many), which may have any
+    /// alignment, and returns a view of them. Never allocates.
     ///
     /// On every error the first [`HEADER_BYTES`](crate::HEADER_BYTES)
     /// bytes of `out` (as many as it has) are zeroed, so that a filter
