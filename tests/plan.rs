@@ -112,14 +112,18 @@ fn bits_per_key_are_honored_at_scale() {
                 let plan = Plan::new(kind, width, 1_000_000, millibits).unwrap();
                 let planned = plan.millibits_per_key() as f64;
                 let asked = f64::from(millibits);
-                // A Bumped plan's size is a bound on what builds write; the
-                // filter's own is the figure (its thresholds cost about 1 %
-                // more of 1 bit per key).
-                let (delivered, bound) = if kind == Kind::Bumped && !cfg!(miri) {
-                    let f = Filter::build(&plan, &hashes(u64::from(millibits), 1_000_000)).unwrap();
-                    (f.view().millibits_per_key() as f64, 0.03)
-                } else {
-                    (planned, 0.02)
+                // A Bumped plan's size is a bound on what builds write (up
+                // to 3 % over at 1 bit per key); the filter's own is the
+                // figure (its thresholds cost about 1 % more of 1 bit per
+                // key). Miri checks the plan only.
+                let (delivered, bound) = match (kind, cfg!(miri)) {
+                    (Kind::Bumped, false) => {
+                        let keys = hashes(u64::from(millibits), 1_000_000);
+                        let f = Filter::build(&plan, &keys).unwrap();
+                        (f.view().millibits_per_key() as f64, 0.03)
+                    }
+                    (Kind::Bumped, true) => (asked, 0.03),
+                    _ => (planned, 0.02),
                 };
                 assert!(
                     (delivered / asked - 1.0).abs() <= 0.02 && planned / asked - 1.0 <= bound,
