@@ -65,13 +65,23 @@ impl<'a> FilterRef<'a> {
     /// CPU unless one was set with [`Backend::force`].
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
         if is_bumped(bytes) {
-            let (_, len) = bumped_layout::validate_prefix(bytes)?;
+            // The length from the header and table first, with the errors
+            // `serialized_len` gives; then every layer's data and lists.
+            let len = bumped_layout::serialized_len(bytes)?;
             if len != bytes.len() {
-                return Err(Error::TrailingBytes {
-                    expected: len,
-                    given: bytes.len(),
+                return Err(if bytes.len() < len {
+                    Error::Truncated {
+                        needed: len,
+                        given: bytes.len(),
+                    }
+                } else {
+                    Error::TrailingBytes {
+                        expected: len,
+                        given: bytes.len(),
+                    }
                 });
             }
+            bumped_layout::validate_prefix(bytes)?;
             let state = Validated::for_bumped(bytes, Backend::current())?;
             return Ok(FilterRef::from_validated(state, bytes));
         }
