@@ -5,7 +5,7 @@ use crate::bumped_layout::{self, Buckets, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::{Equation, Expander, remix, start};
 use crate::kernels::QueryKernels;
-use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, is_bumped};
+use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 use crate::probe::Parts;
 
 /// A borrowed Ribbon filter: the serialized bytes (any alignment) plus the
@@ -67,20 +67,7 @@ impl<'a> FilterRef<'a> {
         if is_bumped(bytes) {
             // The length from the header and table first, with the errors
             // `serialized_len` gives; then every layer's data and lists.
-            let len = bumped_layout::serialized_len(bytes)?;
-            if len != bytes.len() {
-                return Err(if bytes.len() < len {
-                    Error::Truncated {
-                        needed: len,
-                        given: bytes.len(),
-                    }
-                } else {
-                    Error::TrailingBytes {
-                        expected: len,
-                        given: bytes.len(),
-                    }
-                });
-            }
+            exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
             bumped_layout::validate_prefix(bytes)?;
             let state = Validated::for_bumped(bytes, Backend::current())?;
             return Ok(FilterRef::from_validated(state, bytes));

@@ -352,20 +352,7 @@ impl Header {
     /// filter) against its length.
     pub(crate) fn decode(bytes: &[u8]) -> Result<Header, Error> {
         let header = Header::decode_prefix(bytes)?;
-        let len = header.geometry.filter_bytes();
-        if bytes.len() != len {
-            return Err(if bytes.len() < len {
-                Error::Truncated {
-                    needed: len,
-                    given: bytes.len(),
-                }
-            } else {
-                Error::TrailingBytes {
-                    expected: len,
-                    given: bytes.len(),
-                }
-            });
-        }
+        exact_length(header.geometry.filter_bytes(), bytes.len())?;
         Ok(header)
     }
 
@@ -417,6 +404,21 @@ impl Header {
             seed: u32_at(8),
             num_keys,
         })
+    }
+}
+
+/// [`Error::Truncated`] or [`Error::TrailingBytes`] unless `given` bytes
+/// are exactly a filter of `len` bytes (every kind's `from_bytes` check).
+pub(crate) fn exact_length(len: usize, given: usize) -> Result<(), Error> {
+    if given < len {
+        Err(Error::Truncated { needed: len, given })
+    } else if given > len {
+        Err(Error::TrailingBytes {
+            expected: len,
+            given,
+        })
+    } else {
+        Ok(())
     }
 }
 
