@@ -376,7 +376,7 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
 /* Bumped Ribbon (src/bumped_layout.rs, layer_bounds): each layer's keys
  * capped at 8.5 % (w = 64) or 3.8 % (w = 128) of the layer before plus 512;
  * a layer with more than 2048 keys (its cap) bumps, at 0.92 or 0.965 slots
- * per key in whole blocks, with one threshold group of 10 bytes per 64
+ * per key in whole blocks, with one threshold group of 22 bytes per 128
  * buckets of 128 or 512 starts and up to a group count plus 16 listed
  * exceptions of 4 bytes; the last layer has up to 2048 keys in up to
  * 47/32 of their slots. Every layer is sized as the larger of both and
@@ -414,9 +414,9 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
     (((b) * ((long long)(mb) / 1000) + RIBBON__B_UPPER(w, b, mb)) * ((long long)(w) / 8))
 #define RIBBON__B_BUCKETS(w, b) \
     RIBBON__DIV_CEIL((b) * (long long)(w) - (long long)(w) + 1, (w) == 64 ? 128 : 512)
-#define RIBBON__B_GROUPS(w, b) RIBBON__DIV_CEIL(RIBBON__B_BUCKETS(w, b), 64)
+#define RIBBON__B_GROUPS(w, b) RIBBON__DIV_CEIL(RIBBON__B_BUCKETS(w, b), 128)
 #define RIBBON__B_BUMPING(w, c, mb) \
-    (RIBBON__B_GROUPS(w, RIBBON__B_BLOCKS(w, c)) * 14 + 64 + \
+    (RIBBON__B_GROUPS(w, RIBBON__B_BLOCKS(w, c)) * 26 + 64 + \
      RIBBON__B_PAYLOAD(w, RIBBON__B_BLOCKS(w, c), mb))
 #define RIBBON__B_LAST(w, c, mb) RIBBON__B_PAYLOAD(w, RIBBON__B_LAST_BLOCKS(w, c), mb)
 /* Layer with cap c, after a layer with cap p (p > 2048: it exists). */

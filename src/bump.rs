@@ -553,6 +553,37 @@ mod tests {
                 thresholds.len()
             );
         }
+        // What the encoder writes, the validation accepts; and it accepts
+        // nothing else: a one-bit change is refused, or is what the
+        // encoder writes for the thresholds it now decodes to.
+        let n = thresholds.len() as u64;
+        view.validate(n).expect("the encoding validates");
+        if thresholds.len() <= 1000 && !cfg!(miri) {
+            let (mut g2, mut l2) = (group_bytes.clone(), listed.clone());
+            for bit in 0..8 * (g2.len() + l2.len()) {
+                let flip = |g: &mut Vec<u8>, l: &mut Vec<u8>| match bit / 8 < g.len() {
+                    true => g[bit / 8] ^= 1 << (bit % 8),
+                    false => l[bit / 8 - g.len()] ^= 1 << (bit % 8),
+                };
+                flip(&mut g2, &mut l2);
+                let changed = ThresholdsRef {
+                    buckets,
+                    groups: &g2,
+                    listed: &l2,
+                };
+                if changed.validate(n).is_ok() {
+                    let decoded: Vec<u16> = (0..n).map(|b| changed.threshold(b) as u16).collect();
+                    let mut g3 = vec![0u8; g2.len()];
+                    let mut l3 = vec![0u8; 4 * listed_exceptions(buckets, &decoded)];
+                    encode_thresholds(buckets, &decoded, &mut g3, &mut l3).expect("fits");
+                    assert!(
+                        g3 == g2 && l3 == l2,
+                        "{buckets:?} n {n}: bit {bit} flipped validates but is not canonical"
+                    );
+                }
+                flip(&mut g2, &mut l2);
+            }
+        }
         // One byte short anywhere is refused, not overrun.
         if groups > 0 {
             let short = &mut group_bytes[..groups * GROUP_BYTES - 1];
@@ -571,12 +602,13 @@ mod tests {
         for (bits, standard_back) in [(7u32, 102u32), (9, 466), (3, 1)] {
             let buckets = Buckets::new(bits, standard_back).expect("buckets");
             // Exceptions per 1000 buckets: dense, so that groups list
-            // some, and sparse, so that a group's first one lies anywhere.
+            // some, and sparse, so that a group's slots are partly
+            // filled.
             // Miri interprets every step: fewer sizes cover the same paths.
             let sizes: &[usize] = if cfg!(miri) {
                 &[0, 1, 65, 300]
             } else {
-                &[0, 1, 63, 64, 65, 1000, 5000]
+                &[0, 1, 63, 64, 65, 127, 128, 129, 257, 1000, 5000]
             };
             for (n, exceptions) in sizes.iter().flat_map(|&n| [(n, 200u64), (n, 15)]) {
                 let thresholds: Vec<u16> = (0..n)

@@ -242,9 +242,10 @@ const fn starts_of(width: Width, blocks: u64) -> u64 {
 }
 
 /// The most listed exceptions a bumping layer of `num_buckets` buckets
-/// keeps: one per group of 64 buckets and 16 more (a build that lists
-/// more retries the layer with its next seed). Layers list about one per
-/// 100 to 700 buckets.
+/// keeps: one per group of [`GROUP_BUCKETS`] buckets and 16 more (a build
+/// that lists more retries the layer with its next seed). Layers of 10^6
+/// keys list none or one: a group lists only its fourth exception on, and
+/// there is about one exception per 75 to 130 buckets.
 pub(crate) const fn max_listed(num_buckets: u64) -> u64 {
     threshold_groups(num_buckets) + 16
 }
@@ -356,41 +357,66 @@ fn columns_of(blocks: usize, lower_columns: u32) -> u32 {
 }
 
 /// Buckets per threshold group.
-pub(crate) const GROUP_BUCKETS: u64 = 64;
+pub(crate) const GROUP_BUCKETS: u64 = 128;
 
-/// Bytes of a threshold group: 64 codes (bit `i` set: bucket `i` of the
-/// group bumped nothing) and a 16-bit exception slot, little-endian.
-pub(crate) const GROUP_BYTES: usize = 10;
+/// Exception slots per threshold group.
+const GROUP_SLOTS: usize = 3;
 
-/// The exception slot's flag: the group has exceptions besides the slot's,
-/// listed.
-const SLOT_MORE: u16 = 1 << 15;
+/// Bytes of a threshold group, little-endian: 128 codes in two 64-bit
+/// words (bit `i` of word `j` set: bucket `64 j + i` of the group bumped
+/// nothing), then [`GROUP_SLOTS`] 16-bit exception slots (the bucket
+/// within the group in the low 7 bits, its threshold in the high 9).
+pub(crate) const GROUP_BYTES: usize = 16 + 2 * GROUP_SLOTS;
 
 /// Threshold groups for `num_buckets` buckets.
 pub(crate) const fn threshold_groups(num_buckets: u64) -> u64 {
     num_buckets.div_ceil(GROUP_BUCKETS)
 }
 
-/// Listed exceptions of exact `thresholds`: those beyond the first of
+/// Listed exceptions of exact `thresholds`: those past the slots of
 /// their group.
 pub(crate) fn listed_exceptions(buckets: Buckets, thresholds: &[u16]) -> usize {
     thresholds
         .chunks(GROUP_BUCKETS as usize)
         .map(|group| {
             let exceptions = group.iter().filter(|&&t| buckets.is_exception(t)).count();
-            exceptions.saturating_sub(1)
+            exceptions.saturating_sub(GROUP_SLOTS)
         })
         .sum()
 }
 
+/// A group's slots for its exceptions `first` (in bucket order, as
+/// `(bucket within the group, threshold)`; at most [`GROUP_SLOTS`]), and
+/// whether it lists more:
+/// * none: every slot holds bucket 0 with the standard threshold, which is
+///   what that bucket has unless it bumped nothing (and then its code
+///   decides);
+/// * one to three: in order, the last repeated into the slots left;
+/// * more than three: the first three with the second and third swapped,
+///   so that a query tells "more are listed" from the slots alone (a
+///   later slot naming an earlier bucket), and the listed ones lie past
+///   the bucket the middle slot names.
+fn group_slots(buckets: Buckets, first: &[(u16, u16)], more: bool) -> [u16; GROUP_SLOTS] {
+    let slot = |(bucket, t): (u16, u16)| t << 7 | bucket;
+    let mut slots = [slot((0, buckets.standard_back as u16)); GROUP_SLOTS];
+    for (i, out) in slots.iter_mut().enumerate() {
+        if let Some(&e) = first.get(i).or(first.last()) {
+            *out = slot(e);
+        }
+    }
+    if more {
+        slots.swap(1, 2);
+    }
+    slots
+}
+
 /// Encodes exact per-bucket `thresholds` (as `bump::band_layer` makes
 /// them, with `buckets.standard_back` below the bucket size) into `groups`
-/// ([`GROUP_BYTES`] per group of 64 buckets) and `listed` (4 bytes per
+/// ([`GROUP_BYTES`] per group of [`GROUP_BUCKETS`] buckets, slots as
+/// [`group_slots`] fills them) and `listed` (4 bytes per
 /// [`listed_exceptions`] entry, little-endian `bucket << bits | threshold`,
-/// ascending). The first exception of a group goes into its slot: the
-/// bucket within the group in the low 6 bits, the threshold in the next 9.
-/// `Err(())` when a buffer is short or a bucket index does not fit a list
-/// entry.
+/// ascending). `Err(())` when a buffer is short or a bucket index does not
+/// fit a list entry.
 pub(crate) fn encode_thresholds(
     buckets: Buckets,
     thresholds: &[u16],
@@ -399,33 +425,37 @@ pub(crate) fn encode_thresholds(
 ) -> Result<(), ()> {
     let mut listed_at = 0;
     for (g, group) in thresholds.chunks(GROUP_BUCKETS as usize).enumerate() {
-        let mut codes = 0u64;
-        // No exception: bucket 0 with the standard threshold, which is
-        // what it has unless it bumped nothing (and then its code decides).
-        let mut slot = (buckets.standard_back as u16) << 6;
-        let mut first = true;
+        let mut codes = [0u64; 2];
+        let mut first = [(0u16, 0u16); GROUP_SLOTS];
+        let mut exceptions = 0;
         for (i, &t) in group.iter().enumerate() {
             if u32::from(t) == buckets.size() {
-                codes |= 1 << i;
+                if let Some(word) = codes.get_mut(i / 64) {
+                    *word |= 1 << (i % 64);
+                }
             } else if buckets.is_exception(t) {
-                if first {
-                    slot = (t << 6) | i as u16;
-                    first = false;
+                if let Some(slot) = first.get_mut(exceptions) {
+                    *slot = (i as u16, t);
                 } else {
-                    slot |= SLOT_MORE;
                     let bucket = (g as u64 * GROUP_BUCKETS + i as u64) << buckets.bits;
                     let entry = u32::try_from(bucket | u64::from(t)).map_err(|_| ())?;
                     let out = listed.get_mut(listed_at..listed_at + 4).ok_or(())?;
                     out.copy_from_slice(&entry.to_le_bytes());
                     listed_at += 4;
                 }
+                exceptions += 1;
             }
         }
+        let in_slots = first.get(..exceptions.min(GROUP_SLOTS)).unwrap_or(&first);
+        let slots = group_slots(buckets, in_slots, exceptions > GROUP_SLOTS);
         let out = groups
             .get_mut(g * GROUP_BYTES..(g + 1) * GROUP_BYTES)
             .ok_or(())?;
-        out[..8].copy_from_slice(&codes.to_le_bytes());
-        out[8..].copy_from_slice(&slot.to_le_bytes());
+        out[..8].copy_from_slice(&codes[0].to_le_bytes());
+        out[8..16].copy_from_slice(&codes[1].to_le_bytes());
+        for (i, slot) in slots.iter().enumerate() {
+            out[16 + 2 * i..18 + 2 * i].copy_from_slice(&slot.to_le_bytes());
+        }
     }
     Ok(())
 }
@@ -436,6 +466,15 @@ pub(crate) struct ThresholdsRef<'a> {
     pub(crate) buckets: Buckets,
     pub(crate) groups: &'a [u8],
     pub(crate) listed: &'a [u8],
+}
+
+/// Selects `a` where `yes` is 1 and `b` where it is 0, with masks: the
+/// query's threshold decoding takes each way often and at random, and a
+/// mispredicted branch there holds back the loads of the queries after it.
+#[inline(always)]
+const fn pick(yes: u32, a: u32, b: u32) -> u32 {
+    let mask = yes.wrapping_neg();
+    (a & mask) | (b & !mask)
 }
 
 impl ThresholdsRef<'_> {
@@ -453,77 +492,146 @@ impl ThresholdsRef<'_> {
         let Some(group) = group else {
             return self.buckets.size();
         };
-        let mut codes = [0u8; 8];
-        codes.copy_from_slice(&group[..8]);
-        let within = (bucket % GROUP_BUCKETS) as u32;
-        let nothing_bumped = (u64::from_le_bytes(codes) >> within & 1) as u32;
-        let slot = u16::from_le_bytes([group[8], group[9]]);
-        let in_slot = u32::from(u32::from(slot & 63) == within);
-        // The common cases select with masks, not branches: queries of a
-        // filter take each way often, and mispredicted branches hold back
-        // the loads of the keys after them.
-        let pick = |yes: u32, a: u32, b: u32| {
-            let mask = yes.wrapping_neg();
-            (a & mask) | (b & !mask)
+        // Two loads: the 64 codes holding the bucket's, and the slots.
+        let u64_at = |at: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&group[at..at + 8]);
+            u64::from_le_bytes(b)
         };
-        let t = pick(
-            in_slot,
-            u32::from(slot >> 6 & 0x1ff),
-            self.buckets.standard_back,
-        );
+        let within = (bucket % GROUP_BUCKETS) as u32;
+        let codes = u64_at((within / 64) as usize * 8);
+        let nothing_bumped = (codes >> (within % 64) & 1) as u32;
+        let slots = u64_at(GROUP_BYTES - 8) >> 16;
+        let slot_bucket = |i: u32| (slots >> (16 * i)) as u32 & 127;
+        let mut t = self.buckets.standard_back;
+        for i in 0..GROUP_SLOTS as u32 {
+            let slot = (slots >> (16 * i)) as u32 & 0xffff;
+            t = pick(u32::from(slot & 127 == within), slot >> 7, t);
+        }
         let t = pick(nothing_bumped, self.buckets.size(), t);
-        // Only a bumping bucket of a group with more exceptions than its
-        // slot may be listed (a few percent of keys).
-        if (slot & SLOT_MORE != 0) & (nothing_bumped | in_slot == 0)
-            && let Some(listed) = self.listed_threshold(bucket)
-        {
-            return listed;
+        // Only a bumping bucket of a group that lists exceptions (its
+        // second slot names a later bucket than its third), past the
+        // second slot's bucket, may be listed: one comparison of computed
+        // values decides, as separate conditions would become separate
+        // branches, one of them taken by half the queries at random.
+        let more = u32::from(slot_bucket(1) > slot_bucket(2));
+        let listed_past = pick(more, slot_bucket(1), GROUP_BUCKETS as u32);
+        let bumping_within = within as i32 - ((nothing_bumped as i32) << 8);
+        if bumping_within > listed_past as i32 {
+            return self.listed_threshold(bucket).unwrap_or(t);
         }
         t
     }
 
-    /// Binary search of the list for `bucket`.
+    /// Binary search of the list for `bucket`, free of branches but for
+    /// the loop's, whose trip count depends on the list's length alone
+    /// (a bucket's place in the list is random: each branch of a plain
+    /// search would be a coin toss). Out of line: under 2 % of queries
+    /// get here.
     #[inline(never)]
     fn listed_threshold(&self, bucket: u64) -> Option<u32> {
-        let (mut lo, mut hi) = (0, self.listed.len() / 4);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let e = listed_entry(self.listed, mid)?;
-            match u64::from(e >> self.buckets.bits).cmp(&bucket) {
-                core::cmp::Ordering::Less => lo = mid + 1,
-                core::cmp::Ordering::Greater => hi = mid,
-                core::cmp::Ordering::Equal => {
-                    return Some(e & ((1 << self.buckets.bits) - 1));
-                }
-            }
+        let bits = self.buckets.bits;
+        let (mut base, mut len) = (0, self.listed.len() / 4);
+        if len == 0 {
+            return None;
         }
-        None
+        // The entry sought, if listed, lies in `base..base + len`.
+        while len > 1 {
+            let half = len / 2;
+            let e = listed_entry(self.listed, base + half - 1).unwrap_or(u32::MAX);
+            let below = u64::from(e >> bits) < bucket;
+            base += half & usize::from(below).wrapping_neg();
+            len -= half;
+        }
+        let e = listed_entry(self.listed, base)?;
+        (u64::from(e >> bits) == bucket).then_some(e & ((1 << bits) - 1))
     }
 
-    /// [`Error::CorruptHeader`] unless every slot and list entry is one
-    /// [`encode_thresholds`] can write for `num_buckets` buckets: slots
-    /// name a bucket of the layer (or hold the standard threshold), listed
-    /// buckets ascend strictly and lie in the layer, and exceptions lie
-    /// below the standard threshold.
-    fn validate(&self, num_buckets: u64) -> Result<(), Error> {
+    /// [`Error::CorruptHeader`] unless the groups and the list are what
+    /// [`encode_thresholds`] writes for `num_buckets` buckets: each group's
+    /// slots are [`group_slots`]' for its exceptions (in bucket order,
+    /// below the standard threshold, in the layer, not coded "nothing
+    /// bumped"), buckets past the layer have no code set, and the list
+    /// holds, in strictly ascending order, only exceptions of groups whose
+    /// slots say so, past their slots, with at least one per such group.
+    pub(crate) fn validate(&self, num_buckets: u64) -> Result<(), Error> {
         let std_back = self.buckets.standard_back;
+        let bad = Error::CorruptHeader;
+        let mut next_listed = 0;
         for (g, group) in self.groups.chunks_exact(GROUP_BYTES).enumerate() {
-            let slot = u16::from_le_bytes([group[8], group[9]]);
-            let t = u32::from(slot >> 6 & 0x1ff);
-            let bucket = g as u64 * GROUP_BUCKETS + u64::from(slot & 63);
-            if t > std_back || (t < std_back && bucket >= num_buckets) {
-                return Err(Error::CorruptHeader);
+            let codes = |i: u16| {
+                let byte = group.get(usize::from(i / 8)).copied().unwrap_or(0xff);
+                byte >> (i % 8) & 1
+            };
+            // Buckets past the layer have no code set.
+            let here = num_buckets.saturating_sub(g as u64 * GROUP_BUCKETS);
+            if (0..GROUP_BUCKETS as u16).any(|i| u64::from(i) >= here && codes(i) != 0) {
+                return Err(bad);
+            }
+            let mut raw = [0u8; 2 * GROUP_SLOTS];
+            raw.copy_from_slice(&group[16..]);
+            let slots = [0, 1, 2].map(|i| u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]));
+            let decoded = slots.map(|s| (s & 127, s >> 7));
+            let more = decoded[1].0 > decoded[2].0;
+            let mut in_order = decoded;
+            if more {
+                in_order.swap(1, 2);
+            }
+            // The distinct exceptions the slots hold, in order.
+            let mut first = [(0u16, 0u16); GROUP_SLOTS];
+            let mut exceptions = 0;
+            if u32::from(decoded[0].1) != std_back {
+                let mut last = None;
+                for (b, t) in in_order {
+                    if last.is_none_or(|l| b > l) {
+                        if let Some(kept) = first.get_mut(exceptions) {
+                            *kept = (b, t);
+                        }
+                        exceptions += 1;
+                        last = Some(b);
+                    }
+                }
+            }
+            let first = first.get(..exceptions).unwrap_or(&[]);
+            for &(b, t) in first {
+                let bucket = g as u64 * GROUP_BUCKETS + u64::from(b);
+                if u32::from(t) >= std_back || bucket >= num_buckets || codes(b) != 0 {
+                    return Err(bad);
+                }
+            }
+            if (more && exceptions < GROUP_SLOTS) || group_slots(self.buckets, first, more) != slots
+            {
+                return Err(bad);
+            }
+            // The listed exceptions of this group: past the slots' and
+            // ascending.
+            let (mut previous, mut listed_here) = (in_order[GROUP_SLOTS - 1].0, 0);
+            while let Some(e) = listed_entry(self.listed, next_listed) {
+                let bucket = u64::from(e >> self.buckets.bits);
+                if bucket / GROUP_BUCKETS != g as u64 {
+                    break;
+                }
+                let within = (bucket % GROUP_BUCKETS) as u16;
+                let t = e & ((1 << self.buckets.bits) - 1);
+                if !more
+                    || within <= previous
+                    || bucket >= num_buckets
+                    || t >= std_back
+                    || codes(within) != 0
+                {
+                    return Err(bad);
+                }
+                (previous, listed_here) = (within, listed_here + 1);
+                next_listed += 1;
+            }
+            if more && listed_here == 0 {
+                return Err(bad);
             }
         }
-        let mut previous = None;
-        for i in 0..self.listed.len() / 4 {
-            let e = listed_entry(self.listed, i).ok_or(Error::CorruptHeader)?;
-            let bucket = u64::from(e >> self.buckets.bits);
-            let t = e & ((1 << self.buckets.bits) - 1);
-            if bucket >= num_buckets || t >= std_back || previous >= Some(bucket) {
-                return Err(Error::CorruptHeader);
-            }
-            previous = Some(bucket);
+        // Entries the groups did not take: out of order or past the last
+        // group.
+        if next_listed != self.listed.len() / 4 {
+            return Err(bad);
         }
         Ok(())
     }

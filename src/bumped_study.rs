@@ -63,14 +63,16 @@
 //! * w64: buckets of 128 starts, layers at 0.92 slots per key, standard
 //!   threshold 0.80 (the lowest 20 % of a bucket's starts bumped).
 //! * w128: buckets of 512 starts, 0.965 slots per key, threshold 0.91.
-//! * Thresholds (`bump::encode_thresholds`): per group of 64 buckets,
-//!   one 64-bit word of codes (bit set: nothing bumped) and one 16-bit
-//!   exception slot (bucket within the group, exact threshold, and a flag
-//!   "this group has more"); the rest of a group's exceptions in a sorted
-//!   list of 32-bit entries (bucket index, threshold). A query decodes in
-//!   a few branch-free steps; only a bucket of a flagged group searches
-//!   the list, and few groups have two exceptions. The metadata is small (about 11 KB per
-//!   10^7 keys at w64) and stays in cache, so it can live in its own
+//! * Thresholds (`bumped_layout::encode_thresholds`): per group of 128
+//!   buckets, two 64-bit words of codes (bit set: nothing bumped) and
+//!   three 16-bit exception slots (bucket within the group and exact
+//!   threshold; a group with more says so by the order of its slots);
+//!   the rest of a group's exceptions in a sorted list of 32-bit entries
+//!   (bucket index, threshold). A query decodes in a few branch-free
+//!   steps; only a bucket of a group with four or more exceptions
+//!   searches the list (under 2 % of queries). The metadata is small
+//!   (about 12 KB per 10^7 keys at w64) and stays in cache, so it can
+//!   live in its own
 //!   arrays rather than beside the blocks.
 //! * Output size: each layer is sized for the keys the previous one
 //!   actually bumped, so the filter's size is known after the build. A
@@ -571,21 +573,23 @@ fn build_as<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
 /// The parameters the study chose (see `tests::chosen`).
 ///
 /// Both widths: one bit per bucket (nothing bumped, or the starts from
-/// the standard threshold on), and one 16-bit exception slot per 64
-/// buckets, the rest of a group's exceptions listed. The 2-bit schemes
+/// the standard threshold on), and three 16-bit exception slots per 128
+/// buckets, the rest of a group's exceptions listed (one slot per 64
+/// buckets costs a little less, but 3-6 % of queries then search the list,
+/// and that search cost them 2-3 ns each on average). The 2-bit schemes
 /// cost too much at 128 starts per bucket (0.22 % at 7 bits/key for the
 /// codes alone) or, without exceptions, bump whole buckets now and then
 /// (at 512 starts that frees up to ~500 rows at once, and the worst key
 /// set shows it).
 pub(crate) fn chosen_params(w: u32, r: u32) -> Params {
-    let one_exception_per_64 = Exceptions::Grouped {
-        group: 64,
-        slots: 1,
+    let three_exceptions_per_128 = Exceptions::Grouped {
+        group: 128,
+        slots: 3,
     };
     if w == 64 {
-        Params::one_plus_bit(128, 920_000, 800_000, one_exception_per_64, r)
+        Params::one_plus_bit(128, 920_000, 800_000, three_exceptions_per_128, r)
     } else {
-        Params::one_plus_bit(512, 965_000, 910_000, one_exception_per_64, r)
+        Params::one_plus_bit(512, 965_000, 910_000, three_exceptions_per_128, r)
     }
 }
 
