@@ -9,9 +9,10 @@
 //! that block's ICML words.
 
 use super::generic::{self, QueryKernel};
-use crate::hash::{Coeff, FreeRows};
+use crate::bumped_layout::ThresholdsRef;
+use crate::hash::{Coeff, FreeRows, remix, start};
 use crate::layout::Geometry;
-use crate::probe::{Probe, Probes};
+use crate::probe::{Parts, Probe, Probes};
 use crate::word::{Rows, Word};
 
 /// The scalar kernel: every column of a key without early exit (a data-
@@ -172,6 +173,43 @@ fn solve_columns<W: Word, const GROUP: usize>(
             s.write_word(payload, at + j);
         }
     }
+}
+
+/// Whether the first layer of a Bumped filter (query state `parts`,
+/// thresholds `thresholds`) bumped `hash`, beside the value the key
+/// carries on (its remix with the layer's seed): the reference that the
+/// vector scans (`arch/x86_64/bumped.rs`) match bit for bit.
+#[inline(always)]
+pub(crate) fn bumped_flag(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> (bool, u64) {
+    let e = &parts.expander;
+    let x = remix(hash, e.seed_mix);
+    let (bucket, back) = thresholds.buckets.locate(start(x, e.num_starts, 0));
+    (back >= thresholds.threshold(bucket), x)
+}
+
+/// Scans `hashes` for the keys a Bumped filter's first layer bumped: each
+/// goes to `out` as (what it carries on, its index in `hashes` plus
+/// `first`), in order, until `out` is full. Returns how many hashes were
+/// scanned and how many pairs written. Every key's pair is written and
+/// only a bumped one kept, so that the scan does not branch on a flag
+/// that is set for about 1 key in 12 at random.
+pub(crate) fn scan_bumped(
+    parts: &Parts,
+    thresholds: &ThresholdsRef<'_>,
+    hashes: &[u64],
+    first: usize,
+    out: &mut [(u64, usize)],
+) -> (usize, usize) {
+    let mut written = 0;
+    for (i, &hash) in hashes.iter().enumerate() {
+        let Some(slot) = out.get_mut(written) else {
+            return (i, written);
+        };
+        let (bumped, x) = bumped_flag(parts, thresholds, hash);
+        *slot = (x, first + i);
+        written += usize::from(bumped);
+    }
+    (hashes.len(), written)
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 use crate::backend::Backend;
 use crate::bumped_layout::{self, Buckets, Layers, ThresholdsRef};
 use crate::error::Error;
-use crate::hash::{Equation, Expander, remix, start};
-use crate::kernels::QueryKernels;
+use crate::hash::{Equation, Expander};
+use crate::kernels::{self, QueryKernels, ScanBumpedFn, bumped_flag};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 use crate::probe::Parts;
 
@@ -333,6 +333,10 @@ pub(crate) struct Validated {
     pub(crate) bumped: Option<BumpedTop>,
 }
 
+/// Keys a Bumped filter's batch query gathers before the second layer
+/// answers them (the batch query keeps about 4 KB on the stack for them).
+const BUMPED_BATCH: usize = 128;
+
 /// Layers after the first whose query state a view keeps (deeper ones are
 /// decoded from the bytes when a key reaches them: 1 in 2,000 keys or
 /// fewer).
@@ -348,6 +352,8 @@ pub(crate) struct BumpedTop {
     buckets: Buckets,
     first: LayerRanges,
     cached: [Option<CachedLayer>; CACHED_LAYERS],
+    /// The backend's scan of the first layer's thresholds for batches.
+    scan: ScanBumpedFn,
     /// The filter's serialized length.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     len: usize,
@@ -414,10 +420,8 @@ impl CachedLayer {
 /// remix with the layer's seed) bumped it.
 #[inline(always)]
 fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option<u64> {
-    let e = &parts.expander;
-    let x = remix(hash, e.seed_mix);
-    let (bucket, back) = thresholds.buckets.locate(start(x, e.num_starts, 0));
-    (back >= thresholds.threshold(bucket)).then_some(x)
+    let (bumped, x) = bumped_flag(parts, thresholds, hash);
+    bumped.then_some(x)
 }
 
 impl Validated {
@@ -472,6 +476,7 @@ impl Validated {
             }
         }
         let top = BumpedTop {
+            scan: kernels::scan_bumped(backend).ok_or(Error::BackendUnavailable)?,
             num_layers: header.num_layers,
             buckets: first.thresholds.buckets,
             first: LayerRanges::of(&first),
@@ -515,13 +520,86 @@ impl Validated {
         if let Some(top) = &self.bumped
             && top.num_layers > 1
         {
-            // The first layer answered every key; those it bumped ask the
-            // layers after it.
-            let thresholds = top.first.thresholds(top.buckets, bytes);
-            for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-                if let Some(x) = bumped_by(&self.parts, &thresholds, hash) {
+            self.batch_bumped(top, bytes, hashes, out);
+        }
+    }
+
+    /// The rest of [`Validated::contains_batch`] of a Bumped filter: the
+    /// first layer answered every key, and those it bumped (about 1 in 12)
+    /// ask the layers after it, gathered [`BUMPED_BATCH`] at a time so
+    /// that the next layer's batch kernel answers them too.
+    #[inline(never)]
+    fn batch_bumped(&self, top: &BumpedTop, bytes: &[u8], hashes: &[u64], out: &mut [bool]) {
+        let thresholds = top.first.thresholds(top.buckets, bytes);
+        let mut bumped = [(0u64, 0usize); BUMPED_BATCH];
+        let mut scanned = 0;
+        while scanned < hashes.len() {
+            let rest = hashes.get(scanned..).unwrap_or(&[]);
+            let (n, count) = (top.scan)(&self.parts, &thresholds, rest, scanned, &mut bumped);
+            self.answer_bumped(top, bytes, bumped.get(..count).unwrap_or(&[]), out);
+            if n == 0 {
+                // A scan takes at least one key while `bumped` has room;
+                // should one not, the rest go one by one (never skipped:
+                // that could be a false negative).
+                let outs = out.get_mut(scanned..).unwrap_or(&mut []);
+                for (&hash, answer) in rest.iter().zip(outs) {
+                    if let Some(x) = bumped_by(&self.parts, &thresholds, hash) {
+                        *answer = self.contains_deeper(top, bytes, x);
+                    }
+                }
+                return;
+            }
+            scanned += n;
+        }
+    }
+
+    /// Answers the keys the first layer bumped (what it remixed each to,
+    /// and where its answer goes): those the second layer keeps through
+    /// its batch kernel, the others (1 in 12 of them at w = 64) one by
+    /// one.
+    fn answer_bumped(
+        &self,
+        top: &BumpedTop,
+        bytes: &[u8],
+        bumped: &[(u64, usize)],
+        out: &mut [bool],
+    ) {
+        let Some(second) = &top.cached[0] else {
+            // A filter of more layers than the view keeps, bytes that lost
+            // the second: key by key.
+            for &(x, i) in bumped {
+                if let Some(answer) = out.get_mut(i) {
                     *answer = self.contains_deeper(top, bytes, x);
                 }
+            }
+            return;
+        };
+        let thresholds = second.ranges.thresholds(top.buckets, bytes);
+        let mut kept = [0u64; BUMPED_BATCH];
+        let mut kept_at = [0usize; BUMPED_BATCH];
+        let mut count = 0;
+        for &(x, i) in bumped {
+            if !second.last && bumped_flag(&second.parts, &thresholds, x).0 {
+                if let Some(answer) = out.get_mut(i) {
+                    *answer = self.contains_deeper(top, bytes, x);
+                }
+            } else if let (Some(k), Some(at)) = (kept.get_mut(count), kept_at.get_mut(count)) {
+                (*k, *at) = (x, i);
+                count += 1;
+            }
+        }
+        let (from, to) = second.ranges.payload;
+        let payload = bytes.get(from..to).unwrap_or(&[]);
+        let mut answers = [false; BUMPED_BATCH];
+        let (Some(kept), Some(answers)) = (kept.get(..count), answers.get_mut(..count)) else {
+            return;
+        };
+        second
+            .kernels
+            .contains_batch(&second.parts, payload, kept, answers);
+        for (&answer, &i) in answers.iter().zip(&kept_at) {
+            if let Some(out) = out.get_mut(i) {
+                *out = answer;
             }
         }
     }

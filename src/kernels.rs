@@ -22,17 +22,24 @@ use crate::arch::x86_64::avx2::{self, Avx2};
 #[cfg(ribbon_avx512_kernels)]
 use crate::arch::x86_64::avx512::{self, Avx512};
 use crate::backend::Backend;
+use crate::bumped_layout::ThresholdsRef;
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, Kind, Width};
 use crate::probe::{NativeProbes, Parts, Probes};
 use crate::word::Rows;
 
 pub(crate) use crate::arch::prefetch_for_write;
+pub(crate) use crate::arch::scalar::bumped_flag;
 
 /// A single query: `(source, payload, hash)`.
 type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
 /// A batch query: `(source, payload, hashes, out)`, equal lengths.
 type BatchFn<S> = fn(&S, &[u8], &[u64], &mut [bool]);
+/// A Bumped filter's first-layer scan for batch queries (see
+/// `arch::scalar::scan_bumped`): `(parts, thresholds, hashes, first, out)`
+/// to `(scanned, written)`.
+pub(crate) type ScanBumpedFn =
+    fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
 /// Back-substitution: `(geometry, free rows, rows, payload)`.
 type SolveFn = fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
 
@@ -186,6 +193,23 @@ impl QueryKernels<Parts> {
             Kind::StandardSmash => Self::new::<W, NativeProbes<true, true>>(backend, columns),
         }
     }
+}
+
+/// `backend`'s scan of a Bumped filter's first layer for batch queries
+/// (vector code on AVX2 and AVX-512, the scalar scan elsewhere), or `None`
+/// where this CPU or build lacks the backend.
+pub(crate) fn scan_bumped(backend: Backend) -> Option<ScanBumpedFn> {
+    #[allow(unused_parens)]
+    type Scan =
+        unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
+    Some(match backend {
+        #[cfg(ribbon_x86_kernels)]
+        Backend::Avx2 => proven!(Avx2::detect()?, avx2::scan_bumped, Scan => ScanBumpedFn),
+        #[cfg(ribbon_avx512_kernels)]
+        Backend::Avx512 => proven!(Avx512::detect()?, avx512::scan_bumped, Scan => ScanBumpedFn),
+        _ if backend.is_available() => scalar::scan_bumped,
+        _ => return None,
+    })
 }
 
 /// The back-substitution kernel of one backend and word width.

@@ -6,9 +6,10 @@ use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
+use crate::bumped_layout::ThresholdsRef;
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::probe::{Probe, Probes};
+use crate::probe::{Parts, Probe, Probes};
 use crate::word::Rows;
 
 crate::arch::isa_proof!(
@@ -290,3 +291,34 @@ impl U64Lanes for __m256i {
 }
 
 generic::entry_points!(Avx2, __m256i, "avx2");
+
+impl super::bumped::GatherLanes for __m256i {
+    #[inline(always)]
+    unsafe fn gather(bytes: &[u8], offsets: Self) -> Self {
+        // SAFETY: AVX2 is available and every offset leaves 8 bytes inside
+        // `bytes` (the trait's contract).
+        unsafe { _mm256_i64gather_epi64::<1>(bytes.as_ptr().cast::<i64>(), offsets) }
+    }
+    #[inline(always)]
+    unsafe fn mask_bits(m: __m256i) -> u32 {
+        // SAFETY: AVX2 is available (the trait's contract).
+        unsafe { _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32 }
+    }
+}
+
+/// `scalar::scan_bumped` (a Bumped filter's first-layer threshold check)
+/// four keys at a time.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn scan_bumped(
+    parts: &Parts,
+    thresholds: &ThresholdsRef<'_>,
+    hashes: &[u64],
+    first: usize,
+    out: &mut [(u64, usize)],
+) -> (usize, usize) {
+    // SAFETY: AVX2 is enabled for this function.
+    unsafe { super::bumped::scan_bumped::<__m256i>(parts, thresholds, hashes, first, out) }
+}

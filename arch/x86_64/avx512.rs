@@ -6,9 +6,10 @@ use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
+use crate::bumped_layout::ThresholdsRef;
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
-use crate::probe::{Probe, Probes};
+use crate::probe::{Parts, Probe, Probes};
 use crate::word::Rows;
 
 crate::arch::isa_proof!(
@@ -290,3 +291,40 @@ impl U64Lanes for __m512i {
 }
 
 generic::entry_points!(Avx512, __m512i, "avx512f,avx512vpopcntdq,avx2");
+
+impl super::bumped::GatherLanes for __m512i {
+    #[inline(always)]
+    unsafe fn gather(bytes: &[u8], offsets: Self) -> Self {
+        // Two AVX2 gathers: as fast here, and Miri runs them (it lacks the
+        // 512-bit one).
+        // SAFETY: AVX-512F and AVX2 are available and every offset leaves
+        // 8 bytes inside `bytes` (the trait's contract).
+        unsafe {
+            let base = bytes.as_ptr().cast::<i64>();
+            let lo = _mm256_i64gather_epi64::<1>(base, _mm512_castsi512_si256(offsets));
+            let hi = _mm256_i64gather_epi64::<1>(base, _mm512_extracti64x4_epi64::<1>(offsets));
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+        }
+    }
+    #[inline(always)]
+    unsafe fn mask_bits(m: __mmask8) -> u32 {
+        u32::from(m)
+    }
+}
+
+/// `scalar::scan_bumped` (a Bumped filter's first-layer threshold check)
+/// eight keys at a time.
+///
+/// # Safety
+/// The CPU supports AVX-512F, AVX512VPOPCNTDQ and AVX2.
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx2")]
+pub(crate) unsafe fn scan_bumped(
+    parts: &Parts,
+    thresholds: &ThresholdsRef<'_>,
+    hashes: &[u64],
+    first: usize,
+    out: &mut [(u64, usize)],
+) -> (usize, usize) {
+    // SAFETY: the instruction sets are enabled for this function.
+    unsafe { super::bumped::scan_bumped::<__m512i>(parts, thresholds, hashes, first, out) }
+}

@@ -162,6 +162,25 @@ impl<V: U64Lanes> Broadcast<V> {
     }
 }
 
+/// The keys' remixed values (`hash::remix`) and their draws in
+/// `0..draws` (`hash::start` before any smash clamping), for
+/// `draws < 2^32`.
+///
+/// # Safety
+/// The CPU supports `V`'s instruction set.
+#[inline(always)]
+pub(super) unsafe fn remix_and_draw<V: U64Lanes>(hashes: V, seed_mix: V, draws: V) -> (V, V) {
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe {
+        let x = mul_lo(hashes.xor(seed_mix), hash::REMIX);
+        // Fastrange with `draws < 2^32`: the high half of x * draws is
+        // (x_hi * draws + (x_lo * draws >> 32)) >> 32, exactly.
+        let high = x.shr::<32>().mul32(draws);
+        let low = x.mul32(draws).shr::<32>();
+        (x, high.add(low).shr::<32>())
+    }
+}
+
 /// The keys' remixed values, starts, column masks and (`standard`) masked
 /// result bits.
 ///
@@ -171,12 +190,7 @@ impl<V: U64Lanes> Broadcast<V> {
 unsafe fn expand_common<V: U64Lanes>(b: &Broadcast<V>, hashes: V, standard: bool) -> (V, V, V, V) {
     // SAFETY: the caller guarantees the instruction set.
     unsafe {
-        let x = mul_lo(hashes.xor(b.seed_mix), hash::REMIX);
-        // Fastrange with `draws < 2^32`: the high half of x * draws is
-        // (x_hi * draws + (x_lo * draws >> 32)) >> 32, exactly.
-        let high = x.shr::<32>().mul32(b.draws);
-        let low = x.mul32(b.draws).shr::<32>();
-        let mut start = high.add(low).shr::<32>();
+        let (x, mut start) = remix_and_draw(hashes, b.seed_mix, b.draws);
         if let Some((smash, last)) = b.smash {
             // min(max(draw, smash) - smash, last)
             let above = V::select(start.ge(smash), start, smash).sub(smash);

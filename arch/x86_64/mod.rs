@@ -2,6 +2,7 @@
 //! the intrinsics (Rust 1.89+, see `build.rs`).
 
 pub(crate) mod avx2;
+pub(crate) mod bumped;
 pub(crate) mod expand;
 // Compiled only where the intrinsics are stable (Rust 1.89+, see build.rs).
 #[cfg(ribbon_avx512_kernels)]

@@ -1,0 +1,255 @@
+//! A Bumped filter's first-layer threshold check several keys at a time,
+//! for batch queries: the vector twin of `scalar::bumped_flag` (remix,
+//! start, bucket, and `ThresholdsRef::threshold`'s decoding of a threshold
+//! group), bit for bit, written once over [`GatherLanes`]; AVX2 (four
+//! lanes) and AVX-512 (eight) implement it. A lane whose bucket may have a
+//! listed threshold (under 2 % of keys) is checked by the scalar code.
+
+use super::expand::{U64Lanes, remix_and_draw};
+use crate::arch::scalar;
+use crate::bumped_layout::{GROUP_BUCKETS, GROUP_BYTES, ThresholdsRef};
+use crate::probe::Parts;
+
+// The group math below: 128 buckets of 22 bytes, the slots in the last 6.
+const _: () = assert!(GROUP_BUCKETS == 128 && GROUP_BYTES == 22);
+
+/// What the threshold check needs of 64-bit lanes beyond [`U64Lanes`].
+///
+/// # Safety
+/// Every method requires that the CPU supports the implementing
+/// instruction set.
+pub(crate) trait GatherLanes: U64Lanes {
+    /// In each lane, the little-endian `u64` at byte `offsets[lane]` of
+    /// `bytes`.
+    ///
+    /// # Safety
+    /// See the trait; every offset is at most `bytes.len() - 8`.
+    unsafe fn gather(bytes: &[u8], offsets: Self) -> Self;
+    /// Bit `i` set where lane `i` of `m` is.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn mask_bits(m: Self::Mask) -> u32;
+}
+
+/// The scalar check of a lane the vector code leaves to it: out of line,
+/// so that the scan's loop keeps its constants in registers.
+#[cold]
+#[inline(never)]
+fn bumped_slowly(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: Option<&u64>) -> bool {
+    hash.is_some_and(|&h| scalar::bumped_flag(parts, thresholds, h).0)
+}
+
+/// `scalar::scan_bumped`, `V::LANES` keys at a time: the same pairs in
+/// `out` and the same counts.
+///
+/// # Safety
+/// The CPU supports `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn scan_bumped<V: GatherLanes>(
+    parts: &Parts,
+    thresholds: &ThresholdsRef<'_>,
+    hashes: &[u64],
+    first: usize,
+    out: &mut [(u64, usize)],
+) -> (usize, usize) {
+    let e = &parts.expander;
+    let groups = thresholds.groups;
+    let buckets = thresholds.buckets;
+    // The vector start math needs fewer than 2^32 starts; the gathers, a
+    // whole group.
+    if e.num_starts > u64::from(u32::MAX) || e.num_starts == 0 || groups.len() < GROUP_BYTES {
+        return scalar::scan_bumped(parts, thresholds, hashes, first, out);
+    }
+    let (mut scanned, mut written) = (0, 0);
+    // SAFETY: the caller guarantees the instruction set; the gathers'
+    // offsets are clamped to `groups.len() - 8`.
+    unsafe {
+        let set = |v: u64| V::splat(v);
+        let (seed_mix, draws) = (set(e.seed_mix), set(e.num_starts));
+        let bits = set(u64::from(buckets.bits));
+        let last = set(u64::from(buckets.size()) - 1);
+        let (zero, one, all) = (set(0), set(1), set(u64::MAX));
+        let (standard, size) = (
+            set(u64::from(buckets.standard_back)),
+            set(u64::from(buckets.size())),
+        );
+        let within_mask = set(GROUP_BUCKETS - 1);
+        let slot_mask = set(0xffff);
+        let slot_bucket = set(127);
+        // Groups whose 22 bytes lie in `groups`; anything else reads as
+        // the scalar code says.
+        let groups_end = set((groups.len() - GROUP_BYTES) as u64 + 1);
+        let last_u64 = set((groups.len() - 8) as u64);
+        let clamp = |offsets: V| V::select(offsets.lt(last_u64), offsets, last_u64);
+        let eq = |a: V, b: V| a.xor(b).lt(one);
+        let lane_bits = (1u32 << V::LANES) - 1;
+        while let Some(chunk) = hashes.get(scanned..scanned + V::LANES)
+            && written + V::LANES <= out.len()
+        {
+            let (x, start) = remix_and_draw(V::load(chunk), seed_mix, draws);
+            // `Buckets::locate`: the bucket, and how far back it lies.
+            let bucket = start.shr_var(bits);
+            let back = start.xor(all).and(last);
+            // The group: 22 bytes at `group * 22`.
+            let group = bucket.shr::<7>();
+            let within = bucket.and(within_mask);
+            let at = group.shl::<4>().add(group.shl::<2>()).add(group.shl::<1>());
+            let codes = V::gather(groups, clamp(at.add(within.shr::<6>().shl::<3>())));
+            let nothing_bumped = eq(codes.shr_var(within.and(set(63))).and(one), one);
+            let slots = V::gather(groups, clamp(at.add(set(GROUP_BYTES as u64 - 8)))).shr::<16>();
+            let mut t = standard;
+            let s0 = slots.and(slot_mask);
+            let s1 = slots.shr::<16>().and(slot_mask);
+            let s2 = slots.shr::<32>().and(slot_mask);
+            for s in [s0, s1, s2] {
+                t = V::select(eq(s.and(slot_bucket), within), s.shr::<7>(), t);
+            }
+            let t = V::select(nothing_bumped, size, t);
+            let bumped = V::mask_bits(back.ge(t));
+            // The list may hold the threshold of a bumping bucket past the
+            // second slot's, in a group whose second slot names a later
+            // bucket than its third.
+            let (b1, b2) = (s1.and(slot_bucket), s2.and(slot_bucket));
+            let listed_past = V::select(b2.lt(b1), b1, set(GROUP_BUCKETS));
+            let bumping_within = V::select(nothing_bumped, zero, within);
+            let maybe_listed = V::mask_bits(listed_past.lt(bumping_within));
+            let outside = lane_bits & !V::mask_bits(at.lt(groups_end));
+            let scalar_lanes = maybe_listed | outside;
+            // Most chunks bump no key: then nothing is stored.
+            let mut lanes = (bumped & lane_bits) | scalar_lanes;
+            if lanes != 0 {
+                let mut xs = [0u64; 8];
+                x.store(&mut xs);
+                while lanes != 0 {
+                    let lane = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    let is_bumped = match scalar_lanes >> lane & 1 {
+                        0 => true,
+                        _ => bumped_slowly(parts, thresholds, chunk.get(lane)),
+                    };
+                    if let (Some(slot), Some(&x)) = (out.get_mut(written), xs.get(lane)) {
+                        *slot = (x, first + scanned + lane);
+                    }
+                    written += usize::from(is_bumped);
+                }
+            }
+            scanned += V::LANES;
+        }
+    }
+    // The last keys, fewer than a vector, or those `out` has no room for.
+    let (rest, more) = scalar::scan_bumped(
+        parts,
+        thresholds,
+        hashes.get(scanned..).unwrap_or(&[]),
+        first + scanned,
+        out.get_mut(written..).unwrap_or(&mut []),
+    );
+    (scanned + rest, written + more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::bumped_layout::{Buckets, encode_thresholds, listed_exceptions, threshold_groups};
+    use crate::hash::Expander;
+    use crate::layout::{Geometry, Kind, Width};
+    use crate::test_kit::splitmix64;
+    use std::vec;
+    use std::vec::Vec;
+
+    type Scan =
+        unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
+
+    /// Whether `backend` runs here; says why not, and fails when
+    /// `RIBBON_REQUIRE_BACKENDS` demands it.
+    fn available(backend: Backend) -> bool {
+        crate::test_kit::runnable(backend.name(), backend.is_available())
+    }
+
+    #[test]
+    fn avx2_threshold_scan_equals_scalar() {
+        if available(Backend::Avx2) {
+            sweep(super::super::avx2::scan_bumped);
+        }
+    }
+
+    #[cfg(ribbon_avx512_kernels)]
+    #[test]
+    fn avx512_threshold_scan_equals_scalar() {
+        if available(Backend::Avx512) {
+            sweep(super::super::avx512::scan_bumped);
+        }
+    }
+
+    /// Layers of both widths whose groups list exceptions (dense ones) or
+    /// hardly any, keys covering the first and last buckets: the vector
+    /// scan writes the same pairs as the scalar one and reports the same
+    /// counts, for `out` of every length around the lane count.
+    fn sweep(scan: Scan) {
+        let mut state = 3u64;
+        let (blocks, keys): (&[usize], usize) = if cfg!(miri) {
+            (&[1, 300], 40)
+        } else {
+            (&[1, 2, 5, 300, 5000], 3000)
+        };
+        for width in [Width::W64, Width::W128] {
+            let buckets = Buckets::for_width(width);
+            for &num_blocks in blocks {
+                for exceptions_per_1000 in [300u64, 5] {
+                    let g =
+                        Geometry::new(Kind::Standard, width, num_blocks, 8, num_blocks).unwrap();
+                    let num_buckets = buckets.count(g.num_starts()) as usize;
+                    let thresholds: Vec<u16> = (0..num_buckets)
+                        .map(|_| {
+                            let x = splitmix64(&mut state);
+                            let std_back = buckets.standard_back;
+                            (match x % 1000 {
+                                e if e < exceptions_per_1000 => (x >> 32) as u32 % std_back,
+                                e if e < 600 => buckets.size(),
+                                _ => std_back,
+                            }) as u16
+                        })
+                        .collect();
+                    let groups_len = threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
+                    let mut groups = vec![0u8; groups_len];
+                    let mut listed = vec![0u8; 4 * listed_exceptions(buckets, &thresholds)];
+                    encode_thresholds(buckets, &thresholds, &mut groups, &mut listed).unwrap();
+                    let t = ThresholdsRef {
+                        buckets,
+                        groups: &groups,
+                        listed: &listed,
+                    };
+                    let parts = Parts {
+                        geometry: g,
+                        expander: Expander::new(&g, 7),
+                    };
+                    let mut hashes = vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63];
+                    hashes.extend((0..keys).map(|_| splitmix64(&mut state)));
+                    for out_len in [1, 3, 4, 5, 8, 9, 17, 64, 1 << 12] {
+                        for from in [0, 1, 5] {
+                            let hashes = &hashes[from..];
+                            let mut want = vec![(0, 0); out_len];
+                            let mut got = vec![(0, 0); out_len];
+                            let a = scalar::scan_bumped(&parts, &t, hashes, 10, &mut want);
+                            // SAFETY: the caller checked the instruction set.
+                            let b = unsafe { scan(&parts, &t, hashes, 10, &mut got) };
+                            let context = || {
+                                std::format!(
+                                    "{width:?} blocks {num_blocks} exceptions {exceptions_per_1000} out {out_len} from {from}"
+                                )
+                            };
+                            assert_eq!(a, b, "{}", context());
+                            assert_eq!(want[..a.1], got[..b.1], "{}", context());
+                            // A bumped key at all: the comparison means something.
+                            if out_len == 1 << 12 && keys > 1000 && num_blocks >= 300 {
+                                assert!(a.1 > 0, "{}", context());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
