@@ -446,7 +446,7 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
                  (long long)(n) > 2048 ? RIBBON__B_BLOCKS(w, (long long)(n)) : 0) * \
          (long long)(w) * ((long long)(w) / 64 + 1) + \
      ((long long)(n) > 2048 ? RIBBON__B_NEXT(w, n) : 0) + (long long)(n) + \
-     ((long long)(n) > 2048 ? RIBBON__B_FIRST_BUCKETS(w, n) * ((w) == 64 ? 128 : 512) : 0) + \
+     ((long long)(n) > 2048 ? RIBBON__MAX(RIBBON__B_FIRST_BUCKETS(w, n), (w) == 64 ? 128 : 512) : 0) + \
      RIBBON__DIV_CEIL(RIBBON__B_FIRST_BUCKETS(w, n), 4))
 
 /* ---- Building ---- */

@@ -114,13 +114,6 @@ impl Buckets {
         (start >> self.bits, (!start & last) as u32)
     }
 
-    /// A start's place in banding order: its bucket, then how far back it
-    /// lies.
-    #[inline(always)]
-    pub(crate) const fn order(self, start: u64) -> u64 {
-        start ^ ((1u64 << self.bits) - 1)
-    }
-
     /// The threshold of a bucket whose first key that cannot go in lies
     /// `back` starts from its end.
     #[inline(always)]
@@ -251,9 +244,16 @@ pub(crate) const fn max_listed(num_buckets: u64) -> u64 {
 }
 
 /// Counting-sort words `bump::order_for_banding` needs for a layer of
-/// `num_starts` starts: one per place in banding order.
+/// `num_starts` starts: a counter per bucket, or per place in a bucket if
+/// that is more.
 pub(crate) const fn order_scratch_words(buckets: Buckets, num_starts: u64) -> u64 {
-    buckets.count(num_starts) << buckets.bits
+    let num_buckets = buckets.count(num_starts);
+    let size = buckets.size() as u64;
+    if num_buckets > size {
+        num_buckets
+    } else {
+        size
+    }
 }
 
 /// What a build of `num_keys` keys needs at most, whatever the keys, as
