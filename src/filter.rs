@@ -383,10 +383,15 @@ impl LayerRanges {
     /// The layer's thresholds in `bytes`.
     #[inline(always)]
     fn thresholds<'b>(&self, buckets: Buckets, bytes: &'b [u8]) -> ThresholdsRef<'b> {
+        // The list follows the groups: one range check for both.
+        let both = bytes.get(self.groups.0..self.listed.1).unwrap_or(&[]);
+        let (groups, listed) = both
+            .split_at_checked(self.groups.1 - self.groups.0)
+            .unwrap_or((&[], &[]));
         ThresholdsRef {
             buckets,
-            groups: bytes.get(self.groups.0..self.groups.1).unwrap_or(&[]),
-            listed: bytes.get(self.listed.0..self.listed.1).unwrap_or(&[]),
+            groups,
+            listed,
         }
     }
 }
