@@ -545,11 +545,18 @@ int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
  * Reads the exact length of the serialized filter that starts at bytes from
  * its header (validated like ribbon_filter_open does, except that len may
  * be larger than the filter, e.g. a filter inside a larger block) into
- * *filter_len. len must cover at least the 40-byte header. On error
- * *filter_len is 0, except for a filter_len inside the bytes
- * (RIBBON_ERR_OVERLAP), which is not written.
+ * *filter_len. len must cover at least the 40-byte header, and for
+ * RIBBON_KIND_BUMPED also the layer table after it (32 bytes per layer;
+ * with less, RIBBON_ERR_TRUNCATED): RIBBON_SIZE_PREFIX_BYTES always
+ * suffice. On error *filter_len is 0, except for a filter_len inside the
+ * bytes (RIBBON_ERR_OVERLAP), which is not written.
  */
 int32_t ribbon_filter_size(const uint8_t *bytes, size_t len, size_t *filter_len);
+
+/** Bytes from a filter's start that always suffice for ribbon_filter_size:
+ * the 40-byte header and up to 16 layer table entries of 32 bytes (a reader
+ * of filters stored back to back reads this many, or what is left). */
+#define RIBBON_SIZE_PREFIX_BYTES 552u
 
 /** The view's kind (RIBBON_KIND_*), or a negative status. */
 int32_t ribbon_filter_kind(const ribbon_filter *f);

@@ -273,3 +273,29 @@ fn any_alignment_reads_the_same() {
         }
     }
 }
+
+/// `FilterRef::SIZE_PREFIX_BYTES` (C: `RIBBON_SIZE_PREFIX_BYTES`, 552)
+/// bytes from a filter's start give its length, whatever the kind; a
+/// Bumped filter's header alone does not (its layer table follows).
+#[test]
+#[cfg_attr(miri, ignore = "a Bumped build of 10^5 keys takes minutes under Miri")]
+fn the_size_prefix_gives_the_length() {
+    assert_eq!(FilterRef::SIZE_PREFIX_BYTES, 552);
+    for kind in KINDS {
+        let keys = hashes(7, 100_000);
+        let plan = Plan::new(kind, Width::W64, keys.len(), 8_000).unwrap();
+        let mut block = Filter::build(&plan, &keys).unwrap().as_bytes().to_vec();
+        let len = block.len();
+        block.extend_from_slice(&[0xa5; 64]);
+        let prefix = &block[..FilterRef::SIZE_PREFIX_BYTES];
+        assert_eq!(FilterRef::serialized_len(prefix), Ok(len), "{kind:?}");
+        let header_only = FilterRef::serialized_len(&block[..HEADER_BYTES]);
+        match kind {
+            Kind::Bumped => assert!(
+                matches!(header_only, Err(Error::Truncated { .. })),
+                "{header_only:?}"
+            ),
+            _ => assert_eq!(header_only, Ok(len), "{kind:?}"),
+        }
+    }
+}

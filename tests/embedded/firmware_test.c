@@ -47,13 +47,15 @@
 
 #define FW_MAX2(a, b) ((a) > (b) ? (a) : (b))
 /* The largest of a sizing macro over every kind and width. */
-#define FW_MAX_SHAPES(M, keys, mb)                                                  \
-    FW_MAX2(FW_MAX2(FW_MAX2(M(RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_64, keys, mb),  \
-                            M(RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_128, keys, mb)), \
-                    FW_MAX2(M(RIBBON_KIND_STANDARD, RIBBON_WIDTH_64, keys, mb),     \
-                            M(RIBBON_KIND_STANDARD, RIBBON_WIDTH_128, keys, mb))),  \
-            FW_MAX2(M(RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_64, keys, mb),       \
-                    M(RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_128, keys, mb)))
+#define FW_MAX_SHAPES(M, keys, mb)                                                          \
+    FW_MAX2(FW_MAX2(FW_MAX2(FW_MAX2(M(RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_64, keys, mb),  \
+                                    M(RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_128, keys, mb)), \
+                            FW_MAX2(M(RIBBON_KIND_STANDARD, RIBBON_WIDTH_64, keys, mb),     \
+                                    M(RIBBON_KIND_STANDARD, RIBBON_WIDTH_128, keys, mb))),  \
+                    FW_MAX2(M(RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_64, keys, mb),       \
+                            M(RIBBON_KIND_STANDARD_SMASH, RIBBON_WIDTH_128, keys, mb))),    \
+            FW_MAX2(M(RIBBON_KIND_BUMPED, RIBBON_WIDTH_64, keys, mb),                       \
+                    M(RIBBON_KIND_BUMPED, RIBBON_WIDTH_128, keys, mb)))
 
 /* Enumerators, so that the sizing macros expand once each (every use of a
  * macro expands its whole formula). */
@@ -64,7 +66,9 @@ enum {
 };
 
 static uint64_t fw_keys[FW_KEYS];
-static uint64_t fw_scratch[FW_SCRATCH_WORDS];
+/* One word more: the misaligned-scratch check passes the largest plan's
+ * words from 4 bytes in. */
+static uint64_t fw_scratch[FW_SCRATCH_WORDS + 1];
 static uint64_t fw_banding_scratch[FW_BANDING_WORDS];
 /* Filters are written at an odd offset (any alignment must work), with a
  * guard byte after them. */
@@ -157,6 +161,8 @@ static const char *kind_name(uint32_t kind) {
         return "Standard";
     case RIBBON_KIND_STANDARD_SMASH:
         return "StandardSmash";
+    case RIBBON_KIND_BUMPED:
+        return "Bumped";
     default:
         return "?";
     }
@@ -378,7 +384,7 @@ static void check_answers_safe(const ribbon_filter *view, uint64_t seed) {
  * three also change the implied length). */
 static int flip_may_be_valid(size_t offset, uint8_t flipped) {
     if (offset == 5) {
-        return flipped <= RIBBON_KIND_STANDARD_SMASH;
+        return flipped <= RIBBON_KIND_BUMPED;
     }
     return (offset >= 8 && offset < 12) || (offset >= 16 && offset < 24);
 }
@@ -463,8 +469,19 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
         CHECK_EQ(n, len, "ribbon_filter_size (exact length)");
         CHECK_STATUS(probe_ribbon_filter_size(fw_copy, len + 64, &n), RIBBON_OK, "ribbon_filter_size (longer block)");
         CHECK_EQ(n, len, "ribbon_filter_size (longer block)");
-        CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 40, &n), RIBBON_OK, "ribbon_filter_size (header only)");
-        CHECK_EQ(n, len, "ribbon_filter_size (header only)");
+        if (fw_copy[5] == RIBBON_KIND_BUMPED) {
+            /* The length needs the layer table after the header too. */
+            CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 40, &n), RIBBON_ERR_TRUNCATED,
+                         "ribbon_filter_size (Bumped header only)");
+            CHECK_EQ(n, 0, "ribbon_filter_size (Bumped header only)");
+        } else {
+            CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 40, &n), RIBBON_OK, "ribbon_filter_size (header only)");
+            CHECK_EQ(n, len, "ribbon_filter_size (header only)");
+        }
+        CHECK_STATUS(probe_ribbon_filter_size(fw_copy, len < RIBBON_SIZE_PREFIX_BYTES ? len : RIBBON_SIZE_PREFIX_BYTES,
+                                              &n),
+                     RIBBON_OK, "ribbon_filter_size (RIBBON_SIZE_PREFIX_BYTES)");
+        CHECK_EQ(n, len, "ribbon_filter_size (RIBBON_SIZE_PREFIX_BYTES)");
         CHECK_NEGATIVE(probe_ribbon_filter_size(fw_copy, 39, &n), "ribbon_filter_size of 39 bytes");
         CHECK_STATUS(probe_ribbon_filter_size(fw_copy, len, NULL), RIBBON_ERR_NULL, "ribbon_filter_size(NULL out)");
     }
@@ -508,6 +525,12 @@ static void test_streaming(uint32_t kind, uint32_t width, uint64_t seed) {
     set_context((int32_t)kind, (int32_t)width, "streaming");
     if (!CHECK_STATUS(probe_ribbon_plan_init(&plan, kind, width, FW_KEYS, FW_MILLIBITS), RIBBON_OK,
                       "ribbon_plan_init")) {
+        return;
+    }
+    if (kind == RIBBON_KIND_BUMPED) {
+        /* Bumped Ribbon sizes its layers for the keys: no streaming. */
+        CHECK_STATUS(probe_ribbon_banding_init(&banding, &plan, fw_banding_scratch, FW_BANDING_WORDS),
+                     RIBBON_ERR_UNSUPPORTED, "ribbon_banding_init of a Bumped plan");
         return;
     }
     words = probe_ribbon_plan_banding_scratch_words(&plan);
@@ -560,6 +583,21 @@ static void test_streaming(uint32_t kind, uint32_t width, uint64_t seed) {
     check_fp_rate(&view, seed ^ 0x5157, "streaming   ");
 }
 
+/* The length a build wrote into *bytes (the plan's bytes): all of it, or
+ * for Bumped Ribbon at most that, as ribbon_filter_size reads it. */
+static int check_written(const uint8_t *out, size_t *bytes, uint32_t kind) {
+    size_t written = 0;
+    if (!CHECK_STATUS(probe_ribbon_filter_size(out, *bytes, &written), RIBBON_OK, "ribbon_filter_size")) {
+        return 0;
+    }
+    CHECK_LE(written, *bytes, "a build writes at most the plan's bytes");
+    if (kind != RIBBON_KIND_BUMPED) {
+        CHECK_EQ(written, *bytes, "a build writes the plan's bytes");
+    }
+    *bytes = written;
+    return 1;
+}
+
 /* A plan from another planner: build, open, members, FP rate; the column
  * rate at most max_column_ppt unless that is 0. */
 static void build_and_check(const ribbon_plan *plan, uint32_t kind, uint32_t width, uint64_t seed,
@@ -576,6 +614,7 @@ static void build_and_check(const ribbon_plan *plan, uint32_t kind, uint32_t wid
     }
     if (!CHECK_STATUS(probe_ribbon_build(plan, fw_keys, FW_KEYS, fw_scratch, words, out, bytes), RIBBON_OK,
                       "ribbon_build") ||
+        !check_written(out, &bytes, kind) ||
         !CHECK_STATUS(probe_ribbon_filter_open(&view, out, bytes), RIBBON_OK, "ribbon_filter_open")) {
         return;
     }
@@ -624,7 +663,8 @@ static void test_shape(uint32_t kind, uint32_t width) {
     out_str(" words (max ");
     out_u64(max_banding);
     out_str(")\n");
-    CHECK(bytes > 40 && words > 0 && banding_words > 0, "plan sizes are non-zero");
+    CHECK(bytes > 40 && words > 0 && (banding_words > 0 || kind == RIBBON_KIND_BUMPED),
+          "plan sizes are non-zero (no banding for Bumped Ribbon)");
     CHECK_LE(bytes, max_bytes, "ribbon_plan_filter_bytes <= RIBBON_FILTER_BYTES_MAX");
     CHECK_LE(words, max_words, "ribbon_plan_scratch_words <= RIBBON_SCRATCH_WORDS_MAX");
     CHECK_LE(banding_words, max_banding, "ribbon_plan_banding_scratch_words <= RIBBON_BANDING_SCRATCH_WORDS_MAX");
@@ -657,6 +697,9 @@ static void test_shape(uint32_t kind, uint32_t width) {
     out_u64(probe_results.last);
     out_str(" B of stack\n");
     CHECK_EQ(out[bytes], 0xa5, "ribbon_build wrote past the filter");
+    if (!check_written(out, &bytes, kind)) {
+        return;
+    }
     if (!CHECK_STATUS(probe_ribbon_filter_open(&view, out, bytes), RIBBON_OK, "ribbon_filter_open")) {
         return;
     }
@@ -885,7 +928,7 @@ int firmware_main(void) {
 #endif
 
     test_api_basics();
-    for (kind = RIBBON_KIND_HOMOGENEOUS; kind <= RIBBON_KIND_STANDARD_SMASH; kind++) {
+    for (kind = RIBBON_KIND_HOMOGENEOUS; kind <= RIBBON_KIND_BUMPED; kind++) {
         for (w = 0; w < 2; w++) {
             test_shape(kind, widths[w]);
         }

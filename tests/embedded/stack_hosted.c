@@ -68,7 +68,7 @@ static const char *backend_name = "";
 /* ribbon_build's depth per backend and shape (kind * 2 + width index). */
 /* Backends measured: scalar, AVX2, AVX-512, portable. */
 #define BACKENDS 4
-static size_t build_depth[BACKENDS][6];
+static size_t build_depth[BACKENDS][8];
 static uint32_t current_backend;
 
 static void *xmalloc(size_t n) {
@@ -117,7 +117,8 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
     words = probe_ribbon_plan_scratch_words(&plan);
     bytes = probe_ribbon_plan_filter_bytes(&plan);
     banding_words = probe_ribbon_plan_banding_scratch_words(&plan);
-    EXPECT(probe_ribbon_plan_banding_capacity(&plan) > 0, "ribbon_plan_banding_capacity");
+    EXPECT(probe_ribbon_plan_banding_capacity(&plan) > 0 || kind == RIBBON_KIND_BUMPED,
+           "ribbon_plan_banding_capacity (none for Bumped Ribbon)");
     EXPECT(probe_ribbon_max_filter_bytes(kind, width, KEYS, MILLIBITS) >= bytes, "ribbon_max_filter_bytes");
     EXPECT(probe_ribbon_max_scratch_words(kind, width, KEYS, MILLIBITS) >= words, "ribbon_max_scratch_words");
     EXPECT(probe_ribbon_max_banding_scratch_words(kind, width, KEYS, MILLIBITS) >= banding_words,
@@ -128,15 +129,27 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
     /* Batch build. */
     EXPECT(probe_ribbon_build(&plan, keys, KEYS, scratch, words, filter, bytes) == RIBBON_OK, "ribbon_build");
     build_depth[current_backend][kind * 2 + (width == RIBBON_WIDTH_128)] = probe_results.last;
-    EXPECT(probe_ribbon_filter_open(&view, filter, bytes) == RIBBON_OK, "ribbon_filter_open");
     {
+        /* A Bumped build writes at most the plan's bytes. */
         size_t n = 0;
-        EXPECT(probe_ribbon_filter_size(filter, bytes, &n) == RIBBON_OK && n == bytes, "ribbon_filter_size");
+        EXPECT(probe_ribbon_filter_size(filter, bytes, &n) == RIBBON_OK && n <= bytes &&
+                   (n == bytes || kind == RIBBON_KIND_BUMPED),
+               "ribbon_filter_size");
+        bytes = n;
     }
+    EXPECT(probe_ribbon_filter_open(&view, filter, bytes) == RIBBON_OK, "ribbon_filter_open");
     query_view(&view, keys, KEYS, others, answers);
     /* Refusals go through the same checks: measure them too. */
     EXPECT(probe_ribbon_filter_open(&view, filter, bytes - 1) < 0, "truncated copy refused");
 
+    if (kind == RIBBON_KIND_BUMPED) {
+        /* No streaming builds of Bumped Ribbon. */
+        EXPECT(probe_ribbon_banding_init(&banding, &plan, scratch, words) == RIBBON_ERR_UNSUPPORTED,
+               "ribbon_banding_init of a Bumped plan");
+        free(scratch);
+        free(filter);
+        return;
+    }
     /* Streaming build: every 64th add measured. */
     EXPECT(probe_ribbon_banding_init(&banding, &plan, scratch, banding_words) == RIBBON_OK, "ribbon_banding_init");
     for (i = 0; i < KEYS; i++) {
@@ -220,7 +233,7 @@ int main(void) {
         EXPECT(probe_ribbon_status_str(RIBBON_ERR_TRUNCATED) != NULL, "ribbon_status_str");
         EXPECT(probe_ribbon_version() == RIBBON_VERSION_NUMBER, "ribbon_version");
         EXPECT(probe_ribbon_version_str() != NULL, "ribbon_version_str");
-        for (kind = RIBBON_KIND_HOMOGENEOUS; kind <= RIBBON_KIND_STANDARD_SMASH; kind++) {
+        for (kind = RIBBON_KIND_HOMOGENEOUS; kind <= RIBBON_KIND_BUMPED; kind++) {
             run_shape(kind, RIBBON_WIDTH_64, keys, others, answers);
             run_shape(kind, RIBBON_WIDTH_128, keys, others, answers);
         }
@@ -260,9 +273,10 @@ int main(void) {
         printf(" %s |", backends[b].name);
     }
     printf("\n|---|---:|---:|---:|---:|\n");
-    for (kind = 0; kind < 6; kind++) {
-        static const char *const shapes[6] = {"Homogeneous w64", "Homogeneous w128", "Standard w64",
-                                              "Standard w128", "StandardSmash w64", "StandardSmash w128"};
+    for (kind = 0; kind < 8; kind++) {
+        static const char *const shapes[8] = {"Homogeneous w64", "Homogeneous w128", "Standard w64",
+                                              "Standard w128", "StandardSmash w64", "StandardSmash w128",
+                                              "Bumped w64", "Bumped w128"};
         printf("| %s |", shapes[kind]);
         for (b = 0; b < BACKENDS; b++) {
             if (ran[b]) {
