@@ -18,7 +18,7 @@ use core::ffi::c_char;
 use crate::backend::Backend;
 use crate::band::{AddOutcome, Banding, BandingParts};
 use crate::error::Error;
-use crate::filter::{FilterRef, Validated};
+use crate::filter::{FilterRef, Validated, contains_once};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::plan::Plan;
 
@@ -189,6 +189,18 @@ fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
 /// The bytes the view was opened on are still alive and unchanged (the
 /// documented contract of `ribbon_filter_open`).
 unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
+    // SAFETY: as for this function.
+    let (validated, bytes) = unsafe { load_state(f) }?;
+    Ok(FilterRef::from_validated(validated, bytes))
+}
+
+/// The header, backend and bytes [`store_filter`] stored, checked as
+/// [`load_filter`] checks them.
+///
+/// # Safety
+/// As for [`load_filter`].
+#[inline(always)]
+unsafe fn load_header(f: &ribbon_filter) -> Result<(Header, Backend, &[u8]), i32> {
     let w = &f.opaque;
     if w[0] != FILTER_MAGIC || w[7] != check_word(w) {
         return Err(RIBBON_ERR_UNINITIALIZED);
@@ -205,20 +217,30 @@ unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
     // `ribbon_filter_open` validated as a filter of exactly this geometry;
     // the caller keeps those bytes alive and unchanged.
     let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    if bumped {
-        let validated =
-            Validated::for_bumped(bytes, backend).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-        return Ok(FilterRef::from_validated(validated, bytes));
-    }
     let header = Header {
         geometry,
         seed,
         num_keys: w[5],
     };
+    Ok((header, backend, bytes))
+}
+
+/// [`load_filter`]'s decoded state and bytes.
+///
+/// # Safety
+/// As for [`load_filter`].
+unsafe fn load_state(f: &ribbon_filter) -> Result<(Validated, &[u8]), i32> {
+    // SAFETY: as for this function.
+    let (header, backend, bytes) = unsafe { load_header(f) }?;
+    if header.geometry.kind == Kind::Bumped {
+        let validated =
+            Validated::for_bumped(bytes, backend).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+        return Ok((validated, bytes));
+    }
     // Never runs a kernel this CPU lacks, whatever the struct says: the
     // kernel table checks the backend again.
     let validated = Validated::new(&header, backend).map_err(Error::code)?;
-    Ok(FilterRef::from_validated(validated, bytes))
+    Ok((validated, bytes))
 }
 
 fn store_banding(b: &mut ribbon_banding, banding: &Banding<'_>, scratch: *mut u64, words: usize) {
@@ -850,8 +872,15 @@ pub unsafe extern "C" fn ribbon_contains(f: *const ribbon_filter, hash: u64) -> 
         return RIBBON_ERR_NULL;
     };
     // SAFETY: the view's bytes are alive per the contract.
-    match unsafe { load_filter(f) } {
-        Ok(view) => i32::from(view.contains(hash)),
+    match unsafe { load_header(f) } {
+        Ok((header, backend, bytes)) => match contains_once(&header, backend, bytes, hash) {
+            Ok(answer) => i32::from(answer),
+            // As `load_state` answers: the kernel table refuses a backend
+            // this CPU lacks; bytes that no longer decode are a view gone
+            // bad.
+            Err(e @ Error::BackendUnavailable) => e.code(),
+            Err(_) => RIBBON_ERR_UNINITIALIZED,
+        },
         Err(code) => code,
     }
 }

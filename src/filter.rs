@@ -441,6 +441,47 @@ fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option
     bumped.then_some(x)
 }
 
+/// One query of the validated filter `bytes` with header `header`, querying
+/// with `backend`, with no view: for callers that cannot keep one (the C
+/// ABI's `ribbon_contains`, whose struct holds only the header's fields).
+/// A view's state is hundreds of bytes to build and copy, many times a
+/// query's own work; this builds only what the query reads. For a Bumped
+/// filter that is the first layer, and the whole state only for a key it
+/// bumped (1 in 12).
+pub(crate) fn contains_once(
+    header: &Header,
+    backend: Backend,
+    bytes: &[u8],
+    hash: u64,
+) -> Result<bool, Error> {
+    let query = |g: &Geometry, seed: u32, payload: &[u8], hash: u64| {
+        let parts = Parts {
+            geometry: *g,
+            expander: Expander::new(g, seed),
+        };
+        let kernels = QueryKernels::for_filter(backend, g).ok_or(Error::BackendUnavailable)?;
+        Ok(kernels.contains(&parts, payload, hash))
+    };
+    if header.geometry.kind != Kind::Bumped {
+        let payload = bytes.get(HEADER_BYTES..).unwrap_or(&[]);
+        return query(&header.geometry, header.seed, payload, hash);
+    }
+    let mut layers = Layers::new(bytes)?;
+    let keys = layers.header().num_keys;
+    let first = layers
+        .next_layer(keys, false)
+        .ok_or(Error::CorruptHeader)??;
+    let parts = Parts {
+        geometry: first.geometry,
+        expander: Expander::new(&first.geometry, first.seed),
+    };
+    if first.last || bumped_by(&parts, &first.thresholds, hash).is_none() {
+        return query(&first.geometry, first.seed, first.payload, hash);
+    }
+    let state = Validated::for_bumped(bytes, backend)?;
+    Ok(state.contains(bytes, state.payload(bytes), hash))
+}
+
 impl Validated {
     /// The state of a view of a filter with header `header` (validated),
     /// querying with `backend`; fails if this CPU or build lacks it.
