@@ -448,6 +448,7 @@ fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option
 /// query's own work; this builds only what the query reads. For a Bumped
 /// filter that is the first layer, and the whole state only for a key it
 /// bumped (1 in 12).
+#[cfg(feature = "capi")]
 pub(crate) fn contains_once(
     header: &Header,
     backend: Backend,
