@@ -819,6 +819,40 @@ impl<'a> Layers<'a> {
         self.header
     }
 
+    /// The first layer of a filter validated before (a view's bytes,
+    /// which its contract keeps unchanged), whose geometry the caller kept
+    /// (`g`, Standard): its table entry is read, not checked again, so
+    /// that one query of a view that cannot keep its state (the C ABI's
+    /// `ribbon_contains`) costs little more than the layer's probe. Bytes
+    /// that changed since give some layer or `None`, never a panic.
+    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
+    pub(crate) fn first_of_validated(bytes: &'a [u8], g: &Geometry) -> Option<LayerRef<'a>> {
+        let u32_at = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+        let num_layers =
+            usize::try_from(u64::from_le_bytes(bytes.get(24..32)?.try_into().ok()?)).ok()?;
+        let at = HEADER_BYTES;
+        let (seed, listed) = (u32_at(at)?, u32_at(at + 4)?);
+        let last = num_layers == 1;
+        let buckets = Buckets::for_width(g.width);
+        let (groups_len, listed_len) = threshold_bytes(buckets, g, listed, last)?;
+        let data_at = HEADER_BYTES.checked_add(ENTRY_BYTES.checked_mul(num_layers)?)?;
+        let groups_end = data_at.checked_add(groups_len)?;
+        let listed_end = groups_end.checked_add(listed_len)?;
+        Some(LayerRef {
+            geometry: *g,
+            seed,
+            num_keys: 0,
+            thresholds: ThresholdsRef {
+                buckets,
+                groups: bytes.get(data_at..groups_end)?,
+                listed: bytes.get(groups_end..listed_end)?,
+            },
+            payload: bytes.get(listed_end..listed_end.checked_add(g.payload_bytes())?)?,
+            last,
+            data_at,
+        })
+    }
+
     /// The next layer, checked against the header, the layer before it and
     /// the bytes: `None` after the last, [`Error::CorruptHeader`] or
     /// [`Error::Truncated`] when the bytes do not hold it. Its threshold

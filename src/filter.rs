@@ -467,11 +467,11 @@ pub(crate) fn contains_once(
         let payload = bytes.get(HEADER_BYTES..).unwrap_or(&[]);
         return query(&header.geometry, header.seed, payload, hash);
     }
-    let mut layers = Layers::new(bytes)?;
-    let keys = layers.header().num_keys;
-    let first = layers
-        .next_layer(keys, false)
-        .ok_or(Error::CorruptHeader)??;
+    let g = Geometry {
+        kind: Kind::Standard,
+        ..header.geometry
+    };
+    let first = Layers::first_of_validated(bytes, &g).ok_or(Error::CorruptHeader)?;
     let parts = Parts {
         geometry: first.geometry,
         expander: Expander::new(&first.geometry, first.seed),
