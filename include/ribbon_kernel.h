@@ -544,7 +544,8 @@ int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
 /**
  * Reads the exact length of the serialized filter that starts at bytes from
  * its header (validated like ribbon_filter_open does, except that len may
- * be larger than the filter, e.g. a filter inside a larger block) into
+ * be larger than the filter, e.g. a filter inside a larger block, and that
+ * a Bumped filter's thresholds are checked only when it opens) into
  * *filter_len. len must cover at least the 40-byte header, and for
  * RIBBON_KIND_BUMPED also the layer table after it (32 bytes per layer;
  * with less, RIBBON_ERR_TRUNCATED): RIBBON_SIZE_PREFIX_BYTES always

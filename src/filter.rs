@@ -88,7 +88,8 @@ impl<'a> FilterRef<'a> {
 
     /// The exact length of the serialized filter that starts `bytes`, read
     /// from its header (validated as [`FilterRef::from_bytes`] does, but for
-    /// the length). For filters stored back to back or in a larger block.
+    /// the length; a Bumped filter's thresholds are checked when it opens).
+    /// For filters stored back to back or in a larger block.
     /// `bytes` needs the 40-byte header and, for [`Kind::Bumped`], the
     /// layer table after it (else [`Error::Truncated`]);
     /// [`FilterRef::SIZE_PREFIX_BYTES`] always suffice.
