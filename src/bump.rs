@@ -498,6 +498,7 @@ fn layer_entry(g: &Geometry, seed: u32, listed: u32, keys: usize) -> LayerEntry 
 mod tests {
     use super::*;
     use crate::backend::Backend;
+    use crate::bumped_layout::test_support::random_thresholds;
     use crate::bumped_layout::{Layers, ThresholdsRef, threshold_groups};
     use crate::bumped_study::{self, Exceptions, Params};
     use crate::filter::FilterRef;
@@ -564,13 +565,13 @@ mod tests {
         // Dense elimination agrees, on systems small enough for it.
         if n <= 3000 && !cfg!(miri) {
             let context = std::format!("{width:?} n {n} bucket {bucket} bound {bound}");
-            let (bumping, exceptions) = check_dense(
+            let (bumping, exceptions, _) = check_dense(
                 buckets,
                 &g,
                 &expander,
                 &keys,
                 &thresholds,
-                &ordered[..bumped],
+                Some(&ordered[..bumped]),
                 &context,
             );
             // A high standard threshold leaves more buckets exceptions.
@@ -660,16 +661,7 @@ mod tests {
                 &[0, 1, 63, 64, 65, 127, 128, 129, 257, 1000, 5000]
             };
             for (n, exceptions) in sizes.iter().flat_map(|&n| [(n, 200u64), (n, 15)]) {
-                let thresholds: Vec<u16> = (0..n)
-                    .map(|_| {
-                        let x = splitmix64(&mut state);
-                        (match x % 1000 {
-                            e if e < exceptions => (x >> 32) as u32 % standard_back,
-                            e if e < 600 => buckets.size(),
-                            _ => standard_back,
-                        }) as u16
-                    })
-                    .collect();
+                let thresholds = random_thresholds(buckets, n, exceptions, &mut state);
                 check_encoding(buckets, &thresholds);
             }
         }
@@ -864,19 +856,20 @@ mod tests {
     /// keys a bucket keeps are consistent with those kept before; in a
     /// bucket that bumps, going on past its threshold meets an
     /// inconsistent key, the first of which fixes the threshold
-    /// (`Buckets::threshold_for` of how far back it lies); and `bumped`
-    /// holds exactly the keys past the thresholds, in banding order.
-    /// Returns how many buckets bumped and how many of them had an
-    /// exception (a threshold below the standard one).
+    /// (`Buckets::threshold_for` of how far back it lies); and `bumped`,
+    /// when given, holds exactly the keys past the thresholds, in banding
+    /// order. Returns how many buckets bumped, how many of them had an
+    /// exception (a threshold below the standard one), and the keys past
+    /// the thresholds (the next layer's).
     fn check_dense(
         buckets: Buckets,
         g: &Geometry,
         e: &Expander,
         inputs: &[u64],
         thresholds: &[u16],
-        bumped: &[u64],
+        bumped: Option<&[u64]>,
         context: &str,
-    ) -> (usize, usize) {
+    ) -> (usize, usize, Vec<u64>) {
         let mut dense = Dense::new(g.num_slots());
         let mut order: Vec<(u64, u32, usize)> = inputs
             .iter()
@@ -919,8 +912,10 @@ mod tests {
             );
             expected_bumped.extend(past.iter().map(|&(_, _, i)| remix(inputs[i], e.seed_mix)));
         }
-        assert_eq!(bumped, expected_bumped, "{context}: bumped keys");
-        (bumping, exceptions)
+        if let Some(bumped) = bumped {
+            assert_eq!(bumped, expected_bumped, "{context}: bumped keys");
+        }
+        (bumping, exceptions, expected_bumped)
     }
 
     /// Every layer of small filters, as serialized, against dense
@@ -966,28 +961,15 @@ mod tests {
                     let thresholds: Vec<u16> = (0..buckets.count(g.num_starts()))
                         .map(|b| layer.thresholds.threshold(b) as u16)
                         .collect();
-                    // The next layer's keys, as the layer's bumped keys: the
-                    // check compares them with what it expects.
+                    // The keys past the thresholds are the next layer's
+                    // (checked against its table entry here, and against its
+                    // banding on the next round).
+                    let (bumped_buckets, _, next) =
+                        check_dense(buckets, &g, &e, &inputs, &thresholds, None, &context);
                     let next_keys = layer_list[i + 1].num_keys as usize;
-                    let mut expected = Vec::new();
-                    let mut ordered: Vec<(u64, u32, usize)> = inputs
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &h)| {
-                            let (bucket, back) = buckets.locate(e.equation(&g, h).start);
-                            (bucket, back, k)
-                        })
-                        .collect();
-                    ordered.sort_by_key(|&(bucket, back, _)| (bucket, back));
-                    for &(bucket, back, k) in &ordered {
-                        if back >= u32::from(thresholds[bucket as usize]) {
-                            expected.push(remix(inputs[k], e.seed_mix));
-                        }
-                    }
-                    assert_eq!(expected.len(), next_keys, "{context}: keys bumped");
-                    bumping +=
-                        check_dense(buckets, &g, &e, &inputs, &thresholds, &expected, &context).0;
-                    inputs = expected;
+                    assert_eq!(next.len(), next_keys, "{context}: keys bumped");
+                    bumping += bumped_buckets;
+                    inputs = next;
                 }
                 assert!(bumping > 0, "{width:?} n {n}: no bucket bumped");
             }

@@ -827,21 +827,19 @@ impl<'a> Layers<'a> {
     /// that changed since give some layer or `None`, never a panic.
     #[cfg_attr(not(feature = "capi"), allow(dead_code))]
     pub(crate) fn first_of_validated(bytes: &'a [u8], g: &Geometry) -> Option<LayerRef<'a>> {
-        let u32_at = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
         let num_layers =
             usize::try_from(u64::from_le_bytes(bytes.get(24..32)?.try_into().ok()?)).ok()?;
-        let at = HEADER_BYTES;
-        let (seed, listed) = (u32_at(at)?, u32_at(at + 4)?);
+        let entry = LayerEntry::decode(bytes.get(HEADER_BYTES..HEADER_BYTES + ENTRY_BYTES)?)?;
         let last = num_layers == 1;
         let buckets = Buckets::for_width(g.width);
-        let (groups_len, listed_len) = threshold_bytes(buckets, g, listed, last)?;
+        let (groups_len, listed_len) = threshold_bytes(buckets, g, entry.listed, last)?;
         let data_at = HEADER_BYTES.checked_add(ENTRY_BYTES.checked_mul(num_layers)?)?;
         let groups_end = data_at.checked_add(groups_len)?;
         let listed_end = groups_end.checked_add(listed_len)?;
         Some(LayerRef {
             geometry: *g,
-            seed,
-            num_keys: 0,
+            seed: entry.seed,
+            num_keys: entry.num_keys,
             thresholds: ThresholdsRef {
                 buckets,
                 groups: bytes.get(data_at..groups_end)?,
@@ -995,4 +993,33 @@ pub(crate) fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
         layers.data_at = x.end;
     }
     Ok(layers.data_at)
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::Buckets;
+    use crate::test_kit::splitmix64;
+    use std::vec::Vec;
+
+    /// Exact thresholds of `n` buckets as banding makes them: about
+    /// `exceptions_per_1000` per thousand below the standard threshold
+    /// (exceptions), then to 60 % "nothing bumped", the rest standard.
+    pub(crate) fn random_thresholds(
+        buckets: Buckets,
+        n: usize,
+        exceptions_per_1000: u64,
+        state: &mut u64,
+    ) -> Vec<u16> {
+        let std_back = buckets.standard_back;
+        (0..n)
+            .map(|_| {
+                let x = splitmix64(state);
+                (match x % 1000 {
+                    e if e < exceptions_per_1000 => (x >> 32) as u32 % std_back,
+                    e if e < 600 => buckets.size(),
+                    _ => std_back,
+                }) as u16
+            })
+            .collect()
+    }
 }

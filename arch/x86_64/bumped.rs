@@ -152,12 +152,12 @@ pub(crate) unsafe fn scan_bumped<V: GatherLanes>(
 mod tests {
     use super::*;
     use crate::backend::Backend;
+    use crate::bumped_layout::test_support::random_thresholds;
     use crate::bumped_layout::{Buckets, encode_thresholds, listed_exceptions, threshold_groups};
     use crate::hash::Expander;
     use crate::layout::{Geometry, Kind, Width};
     use crate::test_kit::splitmix64;
     use std::vec;
-    use std::vec::Vec;
 
     type Scan =
         unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
@@ -201,17 +201,8 @@ mod tests {
                     let g =
                         Geometry::new(Kind::Standard, width, num_blocks, 8, num_blocks).unwrap();
                     let num_buckets = buckets.count(g.num_starts()) as usize;
-                    let thresholds: Vec<u16> = (0..num_buckets)
-                        .map(|_| {
-                            let x = splitmix64(&mut state);
-                            let std_back = buckets.standard_back;
-                            (match x % 1000 {
-                                e if e < exceptions_per_1000 => (x >> 32) as u32 % std_back,
-                                e if e < 600 => buckets.size(),
-                                _ => std_back,
-                            }) as u16
-                        })
-                        .collect();
+                    let thresholds =
+                        random_thresholds(buckets, num_buckets, exceptions_per_1000, &mut state);
                     let groups_len = threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
                     let mut groups = vec![0u8; groups_len];
                     let mut listed = vec![0u8; 4 * listed_exceptions(buckets, &thresholds)];
