@@ -438,7 +438,9 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
      RIBBON__B_LAYER(w, RIBBON__B_C9(w, n), RIBBON__B_C10(w, n), mb) + \
      RIBBON__B_LAYER(w, RIBBON__B_C10(w, n), RIBBON__B_C11(w, n), mb))
 /* Scratch: rows of the largest (the first) layer, the second layer's keys,
- * the keys, a counter per start and a threshold per bucket of the first. */
+ * the keys, a counter per bucket of the first (or, if more, the banding
+ * lanes' kept lists: 7 of w + bucket size halfwords) and a threshold per
+ * bucket of the first. */
 #define RIBBON__B_FIRST_BUCKETS(w, n) \
     ((long long)(n) > 2048 ? RIBBON__B_BUCKETS(w, RIBBON__B_BLOCKS(w, (long long)(n))) : 0)
 #define RIBBON__B_SCRATCH(w, n) \
@@ -446,7 +448,7 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
                  (long long)(n) > 2048 ? RIBBON__B_BLOCKS(w, (long long)(n)) : 0) * \
          (long long)(w) * ((long long)(w) / 64 + 1) + \
      ((long long)(n) > 2048 ? RIBBON__B_NEXT(w, n) : 0) + (long long)(n) + \
-     ((long long)(n) > 2048 ? RIBBON__MAX(RIBBON__B_FIRST_BUCKETS(w, n), (w) == 64 ? 128 : 512) : 0) + \
+     ((long long)(n) > 2048 ? RIBBON__MAX(RIBBON__B_FIRST_BUCKETS(w, n), (w) == 64 ? 672 : 2240) : 0) + \
      RIBBON__DIV_CEIL(RIBBON__B_FIRST_BUCKETS(w, n), 4))
 
 /* ---- Building ---- */

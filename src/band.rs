@@ -554,15 +554,15 @@ fn sort_by_start(
 
 /// An equation on its way through the system: `c · Z[i..i + w] = b`.
 #[derive(Clone, Copy)]
-struct Chain<W> {
-    i: usize,
-    c: W,
-    b: u64,
+pub(crate) struct Chain<W> {
+    pub(crate) i: usize,
+    pub(crate) c: W,
+    pub(crate) b: u64,
 }
 
 /// One step of [`insert`]: the outcome once the chain ends, else `None`.
 #[inline(always)]
-fn step<W: Word, const STANDARD: bool>(
+pub(crate) fn step<W: Word, const STANDARD: bool>(
     rows: &mut [u64],
     chain: &mut Chain<W>,
 ) -> Option<AddOutcome> {
@@ -597,24 +597,6 @@ fn step<W: Word, const STANDARD: bool>(
     chain.i += shift as usize;
     chain.c = c;
     None
-}
-
-/// Standard Ribbon's [`insert`] that also says where the equation went:
-/// `Ok(Some(row))` when it now lives in `row`, `Ok(None)` when it was
-/// implied by the rows (redundant), `Err(())` when it contradicts them.
-/// Bumped Ribbon needs the row to take a key out again.
-#[inline(always)]
-pub(crate) fn insert_row<W: Word>(
-    rows: &mut [u64],
-    start: usize,
-    c: W,
-    b: u64,
-) -> Result<Option<usize>, ()> {
-    match insert_ending::<W, true>(rows, start, c, b) {
-        (AddOutcome::Inserted, row) => Ok(Some(row)),
-        (AddOutcome::Redundant, _) => Ok(None),
-        (AddOutcome::Inconsistent | AddOutcome::Full, _) => Err(()),
-    }
 }
 
 /// Algorithm 1: inserts `c · Z[start..start+w] = b` into the system.

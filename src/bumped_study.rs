@@ -82,14 +82,18 @@
 //!   `n` alone would need slack in the last layer for the spread of the
 //!   bumped counts; a few hundred slots at 10^6 keys (an estimate, not
 //!   measured) would already cost 0.03 %, much of the 0.1 % target.
-//! * Undo needs the row a key ended in: `band::insert_row` says it, and
-//!   `src/bump.rs` bands a layer with it (checked against this model).
+//! * Undo needs the row a key ended in: `band::step` ends a chain there,
+//!   and `src/bump.rs` bands a layer with it (checked against this model).
+//! * Large layers are banded in segments whose chains may not reach the
+//!   next segment's rows (`bumped_layout::boundary_buckets`); the model
+//!   refuses a key whose chain would, by `Buckets::chain_limit`.
 
 extern crate std;
 
 use std::vec;
 use std::vec::Vec;
 
+use crate::bumped_layout::Buckets;
 use crate::hash::{Coeff, coeff, free_row, remix, result, seed_mix, start};
 
 /// The parameters under study.
@@ -386,8 +390,12 @@ fn insert<W: Coeff>(
     mut i: usize,
     mut c: W,
     mut b: u64,
+    limit: usize,
 ) -> Result<Option<usize>, ()> {
     loop {
+        if i >= limit {
+            return Err(());
+        }
         let (rc, rb) = rows[i];
         if rc.is_zero() {
             rows[i] = (c, b);
@@ -442,6 +450,15 @@ pub(crate) fn band_layer<W: Coeff>(
         0
     };
     let mut thresholds = vec![p.bucket; buckets];
+    // Where chains stop: the banding segments' rule (none without bumps,
+    // or for buckets the product does not take).
+    let segments = Buckets::new(p.bucket.trailing_zeros(), p.standard_back() as u32)
+        .filter(|_| bump && p.bucket.is_power_of_two());
+    let limit = |s: u64| {
+        segments
+            .and_then(|b| b.chain_limit(W::BITS, buckets as u64, s))
+            .map_or(usize::MAX, |l| l as usize)
+    };
     let mut bumped = Vec::new();
     // The current bucket's keys that are in, in insertion order (`back`
     // ascending), with their rows (none for a key the rows implied).
@@ -458,7 +475,7 @@ pub(crate) fn band_layer<W: Coeff>(
             bumped.push(x);
             continue;
         }
-        match insert::<W>(&mut rows, s as usize, coeff(x), result(x) & rmask) {
+        match insert::<W>(&mut rows, s as usize, coeff(x), result(x) & rmask, limit(s)) {
             Ok(row) => {
                 if bump {
                     bucket_rows.push((back, row, x));

@@ -40,6 +40,31 @@ fn every_member_is_found() {
     }
 }
 
+/// Bumped filters large enough that their first layer is banded in
+/// segments (`bumped_layout::boundary_buckets`; the unit tests check
+/// segments against the reference model and dense elimination on smaller
+/// layers, cut there from 32 buckets).
+#[test]
+#[cfg_attr(miri, ignore = "millions of keys")]
+fn bumped_layers_banded_in_segments_keep_every_key() {
+    use ribbon_kernel::{Kind, Width};
+    for (width, n) in [(Width::W64, 700_000), (Width::W128, 2_300_000)] {
+        for millibits in [1000, 8000] {
+            let keys = hashes(n as u64 + u64::from(millibits), n);
+            let plan = Plan::new(Kind::Bumped, width, n, millibits).unwrap();
+            let filter = Filter::build(&plan, &keys).unwrap();
+            let view = filter.view();
+            assert!(
+                keys.iter().all(|&h| view.contains(h)),
+                "false negative: {width:?} {millibits} mbits n={n}"
+            );
+            let mut answers = vec![false; n];
+            view.contains_batch(&keys, &mut answers).unwrap();
+            assert!(answers.iter().all(|&a| a), "{width:?} {millibits} batch");
+        }
+    }
+}
+
 #[test]
 fn empty_filter_matches_nothing() {
     for kind in KINDS {
