@@ -353,7 +353,7 @@ impl<W: Coeff> Lane<'_, W> {
             return Ok(true);
         };
         self.chain = None;
-        if self.settle(&chain, outcome)? {
+        if self.settle(&chain, outcome, rows)? {
             self.bump_cold(rows)?;
         }
         Ok(true)
@@ -375,7 +375,7 @@ impl<W: Coeff> Lane<'_, W> {
                             break outcome;
                         }
                     };
-                    if self.settle(&chain, outcome)? {
+                    if self.settle(&chain, outcome, rows)? {
                         self.bump(rows)?;
                     }
                 }
@@ -432,15 +432,30 @@ impl<W: Coeff> Lane<'_, W> {
 
     /// Records how the key just taken ended: its row, or nothing (implied
     /// by the rows); `true` when it contradicts them (or reaches past the
-    /// lane's rows), and its bucket bumps.
+    /// lane's rows), and its bucket bumps. A key the bucket's kept list
+    /// cannot record (full, or the row past 2^16 rows from the bucket's
+    /// first start: neither happens with honest keys, whose buckets bump
+    /// long before) is taken out again at once and bumps it too, as
+    /// [`Buckets::kept_fits`] says.
     #[inline(always)]
-    fn settle(&mut self, chain: &Chain<W>, outcome: AddOutcome) -> Result<bool, ()> {
+    fn settle(
+        &mut self,
+        chain: &Chain<W>,
+        outcome: AddOutcome,
+        rows: &mut [u64],
+    ) -> Result<bool, ()> {
         match outcome {
             AddOutcome::Inserted => {
-                let entry = self.kept.get_mut(self.kept_len).ok_or(())?;
-                *entry = chain.i.wrapping_sub(self.bucket_row) as u32 | self.back << 16;
-                self.kept_len += 1;
-                Ok(false)
+                let offset = chain.i.wrapping_sub(self.bucket_row);
+                if self.buckets.kept_fits(W::BITS, self.kept_len, offset) {
+                    *self.kept.get_mut(self.kept_len).ok_or(())? = offset as u32 | self.back << 16;
+                    self.kept_len += 1;
+                    return Ok(false);
+                }
+                let stride = Rows::stride::<W>(true);
+                let at = chain.i * stride;
+                rows.get_mut(at..at + stride).ok_or(())?.fill(0);
+                Ok(true)
             }
             AddOutcome::Redundant => Ok(false),
             AddOutcome::Inconsistent | AddOutcome::Full => Ok(true),
@@ -794,13 +809,48 @@ mod tests {
     /// One bumping layer banded here and in the reference model, for the
     /// same keys, slots and seed: the same thresholds and bumped keys.
     fn check_against_model<W: Coeff>(width: Width, n: usize, bucket: u64, load: u64, bound: u64) {
+        check_crowded_against_model::<W>(width, n, 0, bucket, load, bound);
+    }
+
+    /// [`check_against_model`] with `crowd` keys more, crafted to start in
+    /// the middle bucket, a few at each of its starts.
+    fn check_crowded_against_model<W: Coeff>(
+        width: Width,
+        n: usize,
+        crowd: usize,
+        bucket: u64,
+        load: u64,
+        bound: u64,
+    ) {
         let r = 8;
         let mut state = 91 + n as u64;
-        let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+        let mut keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
         let w = width.bits() as u64;
         let num_slots = ((n as u64 * load).div_ceil(1_000_000)).div_ceil(w).max(1) * w;
         let p = Params::one_plus_bit(bucket, load, bound, Exceptions::List, r);
         let seed = 3;
+        if crowd > 0 {
+            // Remixed values that start at `t`: the lowest, plus a random
+            // part of the width of one start; the hash that remixes to it
+            // inverts the remix (an odd multiplier).
+            let num_starts = num_slots - w + 1;
+            let middle = num_starts / bucket / 2 * bucket;
+            let per_start = (1u128 << 64) / u128::from(num_starts);
+            let mut unremix = crate::hash::REMIX;
+            for _ in 0..6 {
+                unremix = unremix
+                    .wrapping_mul(2u64.wrapping_sub(crate::hash::REMIX.wrapping_mul(unremix)));
+            }
+            for i in 0..crowd as u64 {
+                let t = middle + i % bucket;
+                let x = ((u128::from(t) << 64).div_ceil(u128::from(num_starts))
+                    + u128::from(splitmix64(&mut state)) % (per_start - 1))
+                    as u64;
+                assert_eq!(start(x, num_starts, 0), t);
+                keys.push(x.wrapping_mul(unremix) ^ crate::hash::seed_mix(seed));
+            }
+        }
+        let n = keys.len();
         let (model, model_bumped, model_empty) =
             bumped_study::band_layer::<W>(&p, &keys, num_slots, seed, true).expect("bumps");
 
@@ -1378,6 +1428,75 @@ mod tests {
             check_against_model::<u64>(Width::W64, n, 128, 900_000, 300_000);
             // High ones: many buckets need exact thresholds (exceptions).
             check_against_model::<u64>(Width::W64, n, 128, 920_000, 970_000);
+        }
+    }
+
+    /// A key a bucket's full kept list cannot record is taken out of its row
+    /// again and bumps the bucket; one it can is recorded. (Honest and
+    /// crowded buckets alike bump long before: this is the bound's own
+    /// test.)
+    #[test]
+    fn a_full_kept_list_refuses_the_key() {
+        let buckets = Buckets::for_width(Width::W64);
+        let g = Geometry::new(Kind::Standard, Width::W64, 8, 8, 8).expect("geometry");
+        let expander = Expander::new(&g, 1);
+        let entries = kept_entries(buckets, 64);
+        let stride = Rows::stride::<u64>(true);
+        for (kept_len, row, refused) in [
+            (entries - 1, 300, false),
+            (entries, 300, true),
+            (0, 0x1_0000 + 130, true),
+        ] {
+            let mut rows = vec![0u64; (0x1_0000 + 200) * stride];
+            let mut keys = [0u64; 1];
+            let mut thresholds = [0u16; 1];
+            let mut kept = vec![0u32; entries];
+            let mut lane = Lane::<u64> {
+                buckets,
+                expander: &expander,
+                first_row: 0,
+                first_bucket: 1,
+                keys: &mut keys,
+                thresholds: &mut thresholds,
+                kept: &mut kept,
+                kept_len,
+                next: 1,
+                bumped: 0,
+                bucket: 1,
+                bucket_first: 0,
+                bucket_row: 128,
+                threshold: buckets.size(),
+                chain: None,
+                back: 7,
+                pause_back: u32::MAX,
+            };
+            // The key's equation, as the chain wrote it into `row`.
+            let chain = Chain {
+                i: row,
+                c: 5u64,
+                b: 3,
+            };
+            rows[row * stride] = 5;
+            rows[row * stride + 1] = 3;
+            let bumps = lane.settle(&chain, AddOutcome::Inserted, &mut rows);
+            assert_eq!(bumps, Ok(refused), "{kept_len} {row}");
+            let left = rows[row * stride..(row + 1) * stride]
+                .iter()
+                .any(|&w| w != 0);
+            assert_eq!(left, !refused, "{kept_len} {row}");
+            assert_eq!(lane.kept_len, kept_len + usize::from(!refused));
+        }
+    }
+
+    /// A bucket crowded with crafted keys (several at each start) against
+    /// the model: bumping still takes out exactly what the model does, and
+    /// the kept list's bound (`Buckets::kept_fits`) is the model's too.
+    #[test]
+    #[cfg_attr(miri, ignore = "thousands of keys")]
+    fn crowded_buckets_band_as_the_model_does() {
+        for crowd in [400, 2000] {
+            check_crowded_against_model::<u64>(Width::W64, 30_000, crowd, 128, 920_000, 800_000);
+            check_crowded_against_model::<u128>(Width::W128, 30_000, crowd, 512, 965_000, 910_000);
         }
     }
 }

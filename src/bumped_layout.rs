@@ -126,6 +126,17 @@ impl Buckets {
         }
     }
 
+    /// Whether a bucket that has kept `kept` keys (each in a row of its
+    /// own) may keep one more in `row` (counted from the bucket's first
+    /// start): the list that records them, to take them out again, holds
+    /// [`kept_entries`] rows below 2^16. A key past it is refused, as one
+    /// that contradicts the rows is. A bucket keeps about as many keys as
+    /// it has starts before its first refusal, so honest keys never meet
+    /// this; it bounds the list whatever the keys.
+    pub(crate) const fn kept_fits(self, w: u32, kept: usize, row: usize) -> bool {
+        kept < kept_entries(self, w) && row <= 0xffff
+    }
+
     /// How far back a boundary bucket's low keys lie ([`boundary_buckets`]):
     /// they start in its first half.
     pub(crate) const fn low_back(self) -> u32 {
@@ -332,9 +343,9 @@ pub(crate) const fn boundary_buckets(
 /// bucket.
 pub(crate) const BANDING_LANES: usize = 2 * BANDING_SEGMENTS - 1;
 
-/// Entries a lane's list of the current bucket's kept keys needs in
-/// `bump::band_layer` (one per row the bucket's keys reach: its starts
-/// and a ribbon width), two per word.
+/// Entries a lane's list of the current bucket's kept keys has in
+/// `bump::band_layer`: one per start of the bucket and a ribbon width
+/// more, two per word ([`Buckets::kept_fits`]).
 pub(crate) const fn kept_entries(buckets: Buckets, w: u32) -> usize {
     (1 << buckets.bits) + w as usize
 }

@@ -452,10 +452,12 @@ pub(crate) fn band_layer<W: Coeff>(
     let mut thresholds = vec![p.bucket; buckets];
     // Where chains stop: the banding segments' rule (none without bumps,
     // or for buckets the product does not take).
-    let segments = Buckets::new(p.bucket.trailing_zeros(), p.standard_back() as u32)
+    // The product's rules (where chains stop, what a bucket's kept list
+    // holds), for the buckets it takes.
+    let rules = Buckets::new(p.bucket.trailing_zeros(), p.standard_back() as u32)
         .filter(|_| bump && p.bucket.is_power_of_two());
     let limit = |s: u64| {
-        segments
+        rules
             .and_then(|b| b.chain_limit(W::BITS, buckets as u64, s))
             .map_or(usize::MAX, |l| l as usize)
     };
@@ -475,7 +477,18 @@ pub(crate) fn band_layer<W: Coeff>(
             bumped.push(x);
             continue;
         }
-        match insert::<W>(&mut rows, s as usize, coeff(x), result(x) & rmask, limit(s)) {
+        let inserted = insert::<W>(&mut rows, s as usize, coeff(x), result(x) & rmask, limit(s));
+        let kept = bucket_rows.iter().filter(|r| r.1.is_some()).count();
+        let inserted = match (inserted, rules) {
+            (Ok(Some(row)), Some(rules))
+                if !rules.kept_fits(W::BITS, kept, row - (b * p.bucket) as usize) =>
+            {
+                rows[row] = (W::ZERO, 0);
+                Err(())
+            }
+            (other, _) => other,
+        };
+        match inserted {
             Ok(row) => {
                 if bump {
                     bucket_rows.push((back, row, x));
