@@ -447,8 +447,12 @@ impl<W: Coeff> Lane<'_, W> {
         match outcome {
             AddOutcome::Inserted => {
                 let offset = chain.i.wrapping_sub(self.bucket_row);
-                if self.buckets.kept_fits(W::BITS, self.kept_len, offset) {
-                    *self.kept.get_mut(self.kept_len).ok_or(())? = offset as u32 | self.back << 16;
+                // `Buckets::kept_fits`, with the list as long as it says.
+                debug_assert_eq!(self.kept.len(), kept_entries(self.buckets, W::BITS));
+                if let Some(entry) = self.kept.get_mut(self.kept_len)
+                    && offset <= 0xffff
+                {
+                    *entry = offset as u32 | self.back << 16;
                     self.kept_len += 1;
                     return Ok(false);
                 }

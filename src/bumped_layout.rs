@@ -132,7 +132,10 @@ impl Buckets {
     /// [`kept_entries`] rows below 2^16. A key past it is refused, as one
     /// that contradicts the rows is. A bucket keeps about as many keys as
     /// it has starts before its first refusal, so honest keys never meet
-    /// this; it bounds the list whatever the keys.
+    /// this; it bounds the list whatever the keys. The reference model
+    /// asks this; `bump::Lane::settle` gets the same answer from its list,
+    /// which is [`kept_entries`] long.
+    #[cfg(test)]
     pub(crate) const fn kept_fits(self, w: u32, kept: usize, row: usize) -> bool {
         kept < kept_entries(self, w) && row <= 0xffff
     }
