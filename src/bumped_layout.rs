@@ -147,14 +147,21 @@ impl Buckets {
     }
 
     /// The first row the elimination chain of a key at `start` may not
-    /// reach in a bumping layer of `num_buckets` buckets of width `w`
+    /// reach in a bumping layer of `num_buckets` buckets of width `w`, cut
+    /// into segments of at least `min_segment_buckets` buckets
     /// ([`boundary_buckets`]); `None` where none is forbidden. The
     /// reference model and the dense oracle follow it; `bump::band_layer`
     /// gives each lane the rows below it.
     #[cfg(test)]
-    pub(crate) fn chain_limit(self, w: u32, num_buckets: u64, start: u64) -> Option<u64> {
+    pub(crate) fn chain_limit(
+        self,
+        w: u32,
+        num_buckets: u64,
+        min_segment_buckets: u64,
+        start: u64,
+    ) -> Option<u64> {
         let (bucket, back) = self.locate(start);
-        for b in boundary_buckets(self, w, num_buckets)? {
+        for b in boundary_buckets(self, w, num_buckets, min_segment_buckets)? {
             if bucket < b {
                 return Some((b << self.bits) + u64::from(self.low_back()));
             }
@@ -292,17 +299,20 @@ pub(crate) const BANDING_SEGMENTS: usize = 4;
 /// a quarter bucket of empty rows (its low keys may not spill into the
 /// next bucket), so only large layers are cut: w = 64 filters of 10^6
 /// keys measured 0.225 % over the minimum with their first layer cut,
-/// 0.232 % with both, against 0.218 % uncut (worst of 20 sets, 7 bits per
-/// key); w = 128 layers are first cut at about 2.2 x 10^6 keys. The unit
-/// tests cut layers from 32 buckets, so that the model comparisons and the
-/// dense oracle see boundaries (`tests/no_false_negatives.rs` builds
-/// filters large enough to be cut at this crate's own setting).
-const MIN_SEGMENT_BUCKETS: u64 = if cfg!(test) { 8 } else { 1024 };
+/// 0.233 % with every layer of 32 buckets or more cut, against 0.218 %
+/// uncut (worst of 20 sets, 7 bits per key); w = 128 layers are first cut
+/// at about 2.2 x 10^6 keys. The unit tests that compare one layer with
+/// the reference model cut from 32 buckets ([`boundary_buckets`] takes
+/// the minimum), so that they and the dense oracle see boundaries;
+/// `tests/no_false_negatives.rs` builds filters large enough to be cut at
+/// this setting.
+pub(crate) const MIN_SEGMENT_BUCKETS: u64 = 1024;
 
 /// The boundary buckets of a layer of `num_buckets` buckets of width `w`
-/// when it is banded in segments, ascending: segment `k` is the buckets
-/// strictly between boundaries `k - 1` and `k` (from the first bucket, to
-/// the last). `None`: one segment.
+/// when it is banded in segments of at least `min_segment_buckets`
+/// buckets ([`MIN_SEGMENT_BUCKETS`] but in tests), ascending: segment `k`
+/// is the buckets strictly between boundaries `k - 1` and `k` (from the
+/// first bucket, to the last). `None`: one segment.
 ///
 /// An elimination chain can reach any row above its start (each row it
 /// passes may extend it), so segments are cut by rule, one the reference
@@ -325,11 +335,12 @@ pub(crate) const fn boundary_buckets(
     buckets: Buckets,
     w: u32,
     num_buckets: u64,
+    min_segment_buckets: u64,
 ) -> Option<[u64; BANDING_SEGMENTS - 1]> {
     let size = buckets.size();
     if size < 2 * w
         || buckets.standard_back < buckets.low_back()
-        || num_buckets < MIN_SEGMENT_BUCKETS * BANDING_SEGMENTS as u64
+        || num_buckets < min_segment_buckets * BANDING_SEGMENTS as u64
     {
         return None;
     }

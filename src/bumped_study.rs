@@ -93,7 +93,7 @@ extern crate std;
 use std::vec;
 use std::vec::Vec;
 
-use crate::bumped_layout::Buckets;
+use crate::bumped_layout::{Buckets, MIN_SEGMENT_BUCKETS};
 use crate::hash::{Coeff, coeff, free_row, remix, result, seed_mix, start};
 
 /// The parameters under study.
@@ -421,13 +421,15 @@ fn slots_for(n: usize, ppm: u64, w: u64) -> u64 {
 
 /// Bands `keys` into a layer of `num_slots` slots with seed `seed`;
 /// with `bump`, per-bucket thresholds and the bumped keys, else `None`
-/// when some key fails.
+/// when some key fails. Layers are cut into banding segments of at least
+/// `min_segment_buckets` buckets, as the product's are.
 pub(crate) fn band_layer<W: Coeff>(
     p: &Params,
     keys: &[u64],
     num_slots: u64,
     seed: u32,
     bump: bool,
+    min_segment_buckets: u64,
 ) -> Option<(Layer, Vec<u64>, u64)> {
     let w = u64::from(W::BITS);
     let mix = seed_mix(seed);
@@ -458,7 +460,7 @@ pub(crate) fn band_layer<W: Coeff>(
         .filter(|_| bump && p.bucket.is_power_of_two());
     let limit = |s: u64| {
         rules
-            .and_then(|b| b.chain_limit(W::BITS, buckets as u64, s))
+            .and_then(|b| b.chain_limit(W::BITS, buckets as u64, min_segment_buckets, s))
             .map_or(usize::MAX, |l| l as usize)
     };
     let mut bumped = Vec::new();
@@ -582,7 +584,8 @@ fn build_as<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
                     model.empty.push(0);
                     return model;
                 }
-                if let Some((layer, _, empty)) = band_layer::<W>(p, &keys, slots, seed, false) {
+                let layer = band_layer::<W>(p, &keys, slots, seed, false, MIN_SEGMENT_BUCKETS);
+                if let Some((layer, _, empty)) = layer {
                     model.layers.push(layer);
                     model.empty.push(empty);
                     return model;
@@ -592,7 +595,8 @@ fn build_as<W: Coeff>(p: &Params, keys: &[u64]) -> Model {
         }
         let slots = slots_for(keys.len(), p.slots_per_key_ppm, w);
         let (layer, bumped, empty) =
-            band_layer::<W>(p, &keys, slots, seed, true).expect("bumping layers always build");
+            band_layer::<W>(p, &keys, slots, seed, true, MIN_SEGMENT_BUCKETS)
+                .expect("bumping layers always build");
         model.layers.push(layer);
         model.empty.push(empty);
         keys = bumped;
