@@ -611,22 +611,19 @@ pub(crate) fn insert<W: Word, const STANDARD: bool>(
     c: W,
     b: u64,
 ) -> AddOutcome {
-    insert_ending::<W, STANDARD>(rows, start, c, b).0
+    chain_to_end::<W, STANDARD>(rows, &mut Chain { i: start, c, b })
 }
 
-/// [`insert`], and the row the chain ended at (where an inserted equation
-/// now lives).
+/// Runs `chain` to its end: the outcome, with `chain.i` the row it ended
+/// at (where an inserted equation now lives).
 #[inline(always)]
-fn insert_ending<W: Word, const STANDARD: bool>(
+pub(crate) fn chain_to_end<W: Word, const STANDARD: bool>(
     rows: &mut [u64],
-    start: usize,
-    c: W,
-    b: u64,
-) -> (AddOutcome, usize) {
-    let mut chain = Chain { i: start, c, b };
+    chain: &mut Chain<W>,
+) -> AddOutcome {
     loop {
-        if let Some(outcome) = step::<W, STANDARD>(rows, &mut chain) {
-            return (outcome, chain.i);
+        if let Some(outcome) = step::<W, STANDARD>(rows, chain) {
+            return outcome;
         }
     }
 }

@@ -28,7 +28,7 @@
 //! `src/bumped_study.rs` is the reference model this is checked against
 //! and explains the choice of parameters.
 
-use crate::band::{AddOutcome, Chain, insert, step};
+use crate::band::{AddOutcome, Chain, chain_to_end, insert, step};
 use crate::bumped_layout::{
     BANDING_LANES, BANDING_SEGMENTS, BUMPING_SEEDS, Buckets, BumpedHeader, ENTRY_BYTES,
     GROUP_BYTES, LAST_LAYER_ATTEMPTS, LAST_LAYER_KEYS, LayerEntry, MAX_LAYERS, MIN_SEGMENT_BUCKETS,
@@ -302,8 +302,8 @@ struct Lane<'a, W: Coeff> {
     thresholds: &'a mut [u16],
     /// The current bucket's keys that went into a row: the row (from the
     /// bucket's first start, `bucket_row` in `rows`) and `back` << 16, in
-    /// insertion order. Each has its own row within the bucket's reach,
-    /// so they fit.
+    /// insertion order; [`kept_entries`] long (a key past that is refused,
+    /// [`Lane::settle`]).
     kept: &'a mut [u32],
     kept_len: usize,
     /// The next key to take.
@@ -318,21 +318,19 @@ struct Lane<'a, W: Coeff> {
     /// The key in flight (`keys[next - 1]`) and its `back`.
     chain: Option<Chain<W>>,
     back: u32,
-    /// Keys this far back wait (`advance` answers `false`) until it is
-    /// raised: a boundary bucket's low keys.
+    /// Keys this far back wait (`take` answers [`Taken::Done`]) until it
+    /// is raised: a boundary bucket's low keys.
     pause_back: u32,
 }
 
 /// What [`Lane::take`] did.
-enum Taken {
+enum Taken<W> {
     /// No key left (or the next one waits).
     Done,
     /// Bumped by its bucket's threshold.
     Bumped,
-    /// To band: the key (remixed), which [`Lane::chain`] expands. Not the
-    /// chain itself: a w = 128 chain passed through memory cost 7 % of
-    /// the build.
-    Band(u64),
+    /// To band: its chain, in the lane's rows.
+    Band(Chain<W>),
 }
 
 impl<W: Coeff> Lane<'_, W> {
@@ -348,7 +346,7 @@ impl<W: Coeff> Lane<'_, W> {
             None => match self.take(rows)? {
                 Taken::Done => return Ok(false),
                 Taken::Bumped => return Ok(true),
-                Taken::Band(x) => self.chain(x),
+                Taken::Band(chain) => chain,
             },
         };
         let Some(outcome) = step::<W, true>(rows, &mut chain) else {
@@ -371,13 +369,8 @@ impl<W: Coeff> Lane<'_, W> {
             match self.take(rows)? {
                 Taken::Done => return Ok(()),
                 Taken::Bumped => {}
-                Taken::Band(x) => {
-                    let mut chain = self.chain(x);
-                    let outcome = loop {
-                        if let Some(outcome) = step::<W, true>(rows, &mut chain) {
-                            break outcome;
-                        }
-                    };
+                Taken::Band(mut chain) => {
+                    let outcome = chain_to_end::<W, true>(rows, &mut chain);
                     if self.settle(&chain, outcome, rows)? {
                         self.bump(rows)?;
                     }
@@ -386,21 +379,13 @@ impl<W: Coeff> Lane<'_, W> {
         }
     }
 
-    /// The chain of key `x`, in the lane's rows.
-    #[inline(always)]
-    fn chain(&self, x: u64) -> Chain<W> {
-        let (s, c, b) = self.expander.expand_remixed::<W>(x);
-        let i = (s as usize).wrapping_sub(self.first_row);
-        Chain { i, c, b }
-    }
-
     /// Takes the next key: bumps it if its bucket's threshold says so.
     #[inline(always)]
-    fn take(&mut self, rows: &[u64]) -> Result<Taken, ()> {
+    fn take(&mut self, rows: &[u64]) -> Result<Taken<W>, ()> {
         let Some(&x) = self.keys.get(self.next) else {
             return Ok(Taken::Done);
         };
-        let s = start(x, self.expander.num_starts, 0);
+        let (s, c, b) = self.expander.expand_remixed::<W>(x);
         let (bucket, back) = self.buckets.locate(s);
         if back >= self.pause_back {
             return Ok(Taken::Done);
@@ -430,7 +415,7 @@ impl<W: Coeff> Lane<'_, W> {
             return Ok(Taken::Bumped);
         }
         self.back = back;
-        Ok(Taken::Band(x))
+        Ok(Taken::Band(Chain { i, c, b }))
     }
 
     /// Records how the key just taken ended: its row, or nothing (implied

@@ -452,8 +452,6 @@ pub(crate) fn band_layer<W: Coeff>(
         0
     };
     let mut thresholds = vec![p.bucket; buckets];
-    // Where chains stop: the banding segments' rule (none without bumps,
-    // or for buckets the product does not take).
     // The product's rules (where chains stop, what a bucket's kept list
     // holds), for the buckets it takes.
     let rules = Buckets::new(p.bucket.trailing_zeros(), p.standard_back() as u32)
