@@ -1,5 +1,6 @@
-//! The query and the vector back-substitution, written once over small
-//! traits, and the macro that makes each instruction set's entry points.
+//! The query (and the evaluation of a retrieval structure's values) and
+//! the vector back-substitution, written once over small traits, and the
+//! macro that makes each instruction set's entry points.
 
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
@@ -57,6 +58,43 @@ pub(crate) trait QueryKernel<W: Coeff> {
     ) -> Option<bool> {
         // SAFETY: the caller's guarantees.
         Some(unsafe { Self::matches::<P>(payload, p, max_columns) })
+    }
+
+    /// The value of `p`'s columns, column `j` in bit `j`: each column's
+    /// parity `parity((lo_j & c_lo) ^ (hi_j & c_hi))` xor its expected bit
+    /// (for probes with [`Probes::RESULT`]), 0 past the key's columns.
+    /// This is what [`QueryKernel::matches`] compares with the expected
+    /// bits, and a retrieval structure's value of the key. Reads only
+    /// within `payload`; `max_columns` as for `matches`. The default is
+    /// the scalar definition (`scalar::key_value`), which the scalar
+    /// kernel keeps and the vector kernels override.
+    ///
+    /// # Safety
+    /// As for [`QueryKernel::matches`].
+    #[inline(always)]
+    unsafe fn column_values<P: Probes<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        _max_columns: usize,
+    ) -> u64 {
+        crate::arch::scalar::key_value::<W, P>(payload, p)
+    }
+
+    /// [`QueryKernel::column_values`] without the kernel's scalar
+    /// fallback: `None` for the keys it would hand to the scalar kernel,
+    /// which single evaluations ([`get`]) compute out of line, as
+    /// [`QueryKernel::matches_fast`] does for queries.
+    ///
+    /// # Safety
+    /// As for [`QueryKernel::matches`].
+    #[inline(always)]
+    unsafe fn column_values_fast<P: Probes<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        max_columns: usize,
+    ) -> Option<u64> {
+        // SAFETY: the caller's guarantees.
+        Some(unsafe { Self::column_values::<P>(payload, p, max_columns) })
     }
 }
 
@@ -210,6 +248,41 @@ macro_rules! matches_with_scalar_fallback {
 }
 pub(crate) use matches_with_scalar_fallback;
 
+/// [`QueryKernel::column_values`] of a kernel with a scalar fallback: its
+/// [`QueryKernel::column_values_fast`], or the scalar definition for the
+/// keys that leaves.
+///
+/// # Safety
+/// As for [`QueryKernel::matches`].
+#[inline(always)]
+pub(crate) unsafe fn column_values_or_scalar<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+    payload: &[u8],
+    p: &Probe<W>,
+    max_columns: usize,
+) -> u64 {
+    // SAFETY: the caller's guarantees.
+    unsafe { K::column_values_fast::<P>(payload, p, max_columns) }
+        .unwrap_or_else(|| crate::arch::scalar::key_value::<W, P>(payload, p))
+}
+
+/// The `column_values` method of a kernel that implements
+/// [`QueryKernel::column_values_fast`] and leaves the rest to the scalar
+/// definition ([`column_values_or_scalar`]), for words `$W`.
+macro_rules! column_values_with_scalar_fallback {
+    ($W:ty) => {
+        #[inline(always)]
+        unsafe fn column_values<P: Probes<$W>>(
+            payload: &[u8],
+            p: &Probe<$W>,
+            max_columns: usize,
+        ) -> u64 {
+            // SAFETY: the caller's guarantees.
+            unsafe { generic::column_values_or_scalar::<$W, P, Self>(payload, p, max_columns) }
+        }
+    };
+}
+pub(crate) use column_values_with_scalar_fallback;
+
 /// The scalar single query, for the keys a vector kernel leaves to it
 /// ([`QueryKernel::matches_fast`]): cold and out of line, it recomputes
 /// the probe from the hash rather than keep it alive in the fast path.
@@ -223,6 +296,41 @@ fn contains_near_end<W: Coeff, P: Probes<W>>(
     crate::arch::scalar::contains::<W, P>(source, payload, hash)
 }
 
+/// The value of `hash` in a non-empty retrieval structure whose blocks
+/// have at most `COLUMNS` columns (`COLUMNS = 0`: any number), as
+/// [`contains`] (the same compile-time bound, the same out-of-line
+/// fallback).
+///
+/// # Safety
+/// As for [`contains`].
+#[inline(always)]
+pub(crate) unsafe fn get<W: Coeff, P: Probes<W>, K: QueryKernel<W>, const COLUMNS: usize>(
+    source: &P::Source,
+    payload: &[u8],
+    hash: u64,
+) -> u64 {
+    let probes = P::new(source);
+    let max_columns = if COLUMNS == 0 {
+        probes.max_columns()
+    } else {
+        COLUMNS
+    };
+    // SAFETY: the caller guarantees the instruction set and the column
+    // bound; the probe is computed here for this geometry.
+    match unsafe { K::column_values_fast::<P>(payload, &probes.probe(hash), max_columns) } {
+        Some(value) => value,
+        None => get_near_end::<W, P>(source, payload, hash),
+    }
+}
+
+/// The scalar single evaluation, for the keys a vector kernel leaves to
+/// it, out of line as [`contains_near_end`].
+#[cold]
+#[inline(never)]
+fn get_near_end<W: Coeff, P: Probes<W>>(source: &P::Source, payload: &[u8], hash: u64) -> u64 {
+    crate::arch::scalar::get::<W, P>(source, payload, hash)
+}
+
 /// The compile-time column bound ([`contains`]'s `COLUMNS`) that the
 /// kernel table picks for a filter with at most `max_columns` columns per
 /// block: the first of 8, 12 and 16 that holds them (whole vectors of 4
@@ -234,6 +342,46 @@ pub(crate) const fn single_query_columns(max_columns: usize) -> usize {
         9..=12 => 12,
         13..=16 => 16,
         _ => 0,
+    }
+}
+
+/// What a batch writes per key, from its probe: a filter's answer
+/// (`bool`, [`QueryKernel::matches`]) or a retrieval structure's value
+/// (`u64`, [`QueryKernel::column_values`]). One ring ([`batch`]) serves
+/// both.
+trait Evaluation<W: Coeff>: Sized {
+    /// The evaluation of `p` by kernel `K`.
+    ///
+    /// # Safety
+    /// As for [`QueryKernel::matches`].
+    unsafe fn evaluate<P: Probes<W>, K: QueryKernel<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        max_columns: usize,
+    ) -> Self;
+}
+
+impl<W: Coeff> Evaluation<W> for bool {
+    #[inline(always)]
+    unsafe fn evaluate<P: Probes<W>, K: QueryKernel<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        max_columns: usize,
+    ) -> bool {
+        // SAFETY: the caller's guarantees.
+        unsafe { K::matches::<P>(payload, p, max_columns) }
+    }
+}
+
+impl<W: Coeff> Evaluation<W> for u64 {
+    #[inline(always)]
+    unsafe fn evaluate<P: Probes<W>, K: QueryKernel<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        max_columns: usize,
+    ) -> u64 {
+        // SAFETY: the caller's guarantees.
+        unsafe { K::column_values::<P>(payload, p, max_columns) }
     }
 }
 
@@ -251,6 +399,38 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { batch::<W, P, K, bool>(source, payload, hashes, out) }
+}
+
+/// The values of `hashes` in a non-empty retrieval structure, through the
+/// ring of [`contains_batch`]; `out.len() == hashes.len()`.
+///
+/// # Safety
+/// The CPU supports `K`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn get_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
+    source: &P::Source,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [u64],
+) {
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { batch::<W, P, K, u64>(source, payload, hashes, out) }
+}
+
+/// The ring of [`contains_batch`] and [`get_batch`], writing evaluations
+/// `E` of the keys' probes to `out`.
+///
+/// # Safety
+/// The CPU supports `K`'s instruction set.
+#[inline(always)]
+unsafe fn batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>, E: Evaluation<W>>(
+    source: &P::Source,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [E],
+) {
     let probes = &P::new(source);
     let mut ring = [ProbeChunk::<W>::EMPTY; CHUNKS_IN_FLIGHT];
     let max_columns = probes.max_columns();
@@ -265,8 +445,8 @@ pub(crate) unsafe fn contains_batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>>(
         };
         for (i, answer) in answers.iter_mut().enumerate() {
             // SAFETY: the caller guarantees the instruction set; the
-            // probes were computed for this filter's geometry.
-            *answer = unsafe { K::matches::<P>(payload, &chunk.get(i), max_columns) };
+            // probes were computed for this geometry.
+            *answer = unsafe { E::evaluate::<P, K>(payload, &chunk.get(i), max_columns) };
         }
         if let Some(keys) = pending.next() {
             // SAFETY: the caller guarantees the instruction set.
@@ -515,7 +695,9 @@ pub(crate) fn state_vectors<W: Word, L: SolveLanes<W>>(g: &Geometry) -> usize {
 
 /// Defines a SIMD module's entry points, each compiled with `$features`
 /// (none for the portable kernels, which use the build's own):
-/// `contains` and `contains_batch` over query kernel `$kernel`, and
+/// `contains` and `contains_batch` (a filter's queries) and `get` and
+/// `get_batch` (a retrieval structure's values) over query kernel
+/// `$kernel`, and
 /// `back_substitute` over lanes `$lanes` (the three variants of
 /// [`solve_vectors`], each in a frame of its own: inlined into one
 /// function, their state arrays added up to 6 KiB of stack on AVX-512;
@@ -566,6 +748,45 @@ macro_rules! entry_points {
             // SAFETY: the instruction set is enabled for this function (or
             // is the build's own, for the portable kernels).
             unsafe { generic::contains_batch::<W, P, $kernel>(source, payload, hashes, out) }
+        }
+
+        /// The value of `hash` in a non-empty retrieval structure with at
+        /// most `COLUMNS` columns per block (0: any), as `generic::get`.
+        ///
+        /// # Safety
+        /// As for `contains`.
+        $(#[$attr])*
+        pub(crate) unsafe fn get<W: Coeff, P: Probes<W>, const COLUMNS: usize>(
+            source: &P::Source,
+            payload: &[u8],
+            hash: u64,
+        ) -> u64
+        where
+            $kernel: QueryKernel<W>,
+        {
+            // SAFETY: the instruction set is enabled for this function (or
+            // is the build's own, for the portable kernels); the caller
+            // guarantees the column bound.
+            unsafe { generic::get::<W, P, $kernel, COLUMNS>(source, payload, hash) }
+        }
+
+        /// The values of `hashes` in a non-empty retrieval structure;
+        /// `out.len() == hashes.len()`.
+        ///
+        /// # Safety
+        /// As for `contains`.
+        $(#[$attr])*
+        pub(crate) unsafe fn get_batch<W: Coeff, P: Probes<W>>(
+            source: &P::Source,
+            payload: &[u8],
+            hashes: &[u64],
+            out: &mut [u64],
+        ) where
+            $kernel: QueryKernel<W>,
+        {
+            // SAFETY: the instruction set is enabled for this function (or
+            // is the build's own, for the portable kernels).
+            unsafe { generic::get_batch::<W, P, $kernel>(source, payload, hashes, out) }
         }
 
         /// Back-substitution into ICML words, as the scalar

@@ -250,27 +250,52 @@ fn column_bits<const PAIRS: bool>(
     Some(bits)
 }
 
-/// Whether all of `p`'s columns match: [`column_bits`] with the key's
-/// coefficients as lanes `(cl, ch)` (`PAIRS` for w = 128); `None` for a
-/// key whose last group of words would run past the payload (the scalar
-/// kernel's, see [`QueryKernel::matches_fast`]).
+/// The column bits of `p` up to `max_columns` (bits past the key's
+/// columns are arbitrary: callers mask them): [`column_bits`] with the
+/// key's coefficients as lanes `(cl, ch)` (`PAIRS` for w = 128); `None`
+/// for a key whose last group of words would run past the payload (the
+/// scalar kernel's, see [`QueryKernel::matches_fast`]).
 #[inline(always)]
-fn key_matches<W: Coeff, P: Probes<W>, const PAIRS: bool>(
+fn key_bits<W: Coeff, const PAIRS: bool>(
     payload: &[u8],
     p: &Probe<W>,
     max_columns: usize,
     (cl, ch): (u64x2, u64x2),
-) -> Option<bool> {
+) -> Option<u64> {
     let word_bytes = W::BITS as usize / 8;
     let lanes = max_columns.min(64) * (word_bytes / 8);
-    let bits = match (
+    match (
         payload.get(p.lo_word.saturating_mul(word_bytes)..),
         payload.get(p.hi_word.saturating_mul(word_bytes)..),
     ) {
         (Some(lo), Some(hi)) => column_bits::<PAIRS>(lo, hi, cl, ch, lanes),
         _ => None,
-    }?;
+    }
+}
+
+/// Whether all of `p`'s columns match, from [`key_bits`].
+#[inline(always)]
+fn key_matches<W: Coeff, P: Probes<W>, const PAIRS: bool>(
+    payload: &[u8],
+    p: &Probe<W>,
+    max_columns: usize,
+    lanes: (u64x2, u64x2),
+) -> Option<bool> {
+    let bits = key_bits::<W, PAIRS>(payload, p, max_columns, lanes)?;
     Some(bits & p.mask == if P::RESULT { p.expected } else { 0 })
+}
+
+/// The value of `p`'s columns ([`QueryKernel::column_values`]), from
+/// [`key_bits`].
+#[inline(always)]
+fn key_value<W: Coeff, P: Probes<W>, const PAIRS: bool>(
+    payload: &[u8],
+    p: &Probe<W>,
+    max_columns: usize,
+    lanes: (u64x2, u64x2),
+) -> Option<u64> {
+    let bits = key_bits::<W, PAIRS>(payload, p, max_columns, lanes)?;
+    Some((bits ^ if P::RESULT { p.expected } else { 0 }) & p.mask)
 }
 
 /// The 64-bit lanes of a 128-bit word: its low half first.
@@ -294,6 +319,18 @@ impl QueryKernel<u64> for Portable {
         let lanes = (u64x2::splat(p.c_lo), u64x2::splat(p.c_hi));
         key_matches::<u64, P, false>(payload, p, max_columns, lanes)
     }
+
+    generic::column_values_with_scalar_fallback!(u64);
+
+    #[inline(always)]
+    unsafe fn column_values_fast<P: Probes<u64>>(
+        payload: &[u8],
+        p: &Probe<u64>,
+        max_columns: usize,
+    ) -> Option<u64> {
+        let lanes = (u64x2::splat(p.c_lo), u64x2::splat(p.c_hi));
+        key_value::<u64, P, false>(payload, p, max_columns, lanes)
+    }
 }
 
 impl QueryKernel<u128> for Portable {
@@ -309,6 +346,17 @@ impl QueryKernel<u128> for Portable {
         max_columns: usize,
     ) -> Option<bool> {
         key_matches::<u128, P, true>(payload, p, max_columns, (halves(p.c_lo), halves(p.c_hi)))
+    }
+
+    generic::column_values_with_scalar_fallback!(u128);
+
+    #[inline(always)]
+    unsafe fn column_values_fast<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> Option<u64> {
+        key_value::<u128, P, true>(payload, p, max_columns, (halves(p.c_lo), halves(p.c_hi)))
     }
 }
 

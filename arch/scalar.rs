@@ -1,5 +1,6 @@
-//! The scalar kernels: the query and back-substitution every backend is
-//! checked against, with no special instructions. Always available.
+//! The scalar kernels: the query, the evaluation of a retrieval
+//! structure's values and back-substitution every backend is checked
+//! against, with no special instructions. Always available.
 //!
 //! Back-substitution solves rows from the last slot to the first. Each
 //! column keeps one `w`-bit state word whose bit `k` holds the solution of
@@ -55,6 +56,27 @@ fn key_matches<W: Coeff, P: Probes<W>>(payload: &[u8], p: &Probe<W>) -> bool {
     bits_match::<W, P>(column_bits(payload, p, 0, p.columns()), p)
 }
 
+/// A key's value from column bits computed for `p` (column `j` in bit
+/// `j`, any bits past its columns): the bits xor its expected bits (for
+/// probes with result bits), masked to its columns; 0 for `None` (a word
+/// outside the payload, impossible for a validated geometry). Every
+/// kernel's [`QueryKernel::column_values`] ends here.
+#[inline(always)]
+pub(crate) fn bits_value<W, P: Probes<W>>(bits: Option<u64>, p: &Probe<W>) -> u64 {
+    match bits {
+        Some(bits) => (bits ^ if P::RESULT { p.expected } else { 0 }) & p.mask,
+        None => 0,
+    }
+}
+
+/// The value of `p`'s columns (column `j` in bit `j`): the scalar
+/// evaluation of one key of a retrieval structure, the definition every
+/// kernel's [`QueryKernel::column_values`] matches.
+#[inline(always)]
+pub(crate) fn key_value<W: Coeff, P: Probes<W>>(payload: &[u8], p: &Probe<W>) -> u64 {
+    bits_value::<W, P>(column_bits(payload, p, 0, p.columns()), p)
+}
+
 impl<W: Coeff> QueryKernel<W> for Scalar {
     #[inline(always)]
     unsafe fn prefetch(_payload: &[u8], _p: &Probe<W>, _max_columns: usize) {}
@@ -62,6 +84,15 @@ impl<W: Coeff> QueryKernel<W> for Scalar {
     #[inline(always)]
     unsafe fn matches<P: Probes<W>>(payload: &[u8], p: &Probe<W>, _max_columns: usize) -> bool {
         key_matches::<W, P>(payload, p)
+    }
+
+    #[inline(always)]
+    unsafe fn column_values<P: Probes<W>>(
+        payload: &[u8],
+        p: &Probe<W>,
+        _max_columns: usize,
+    ) -> u64 {
+        key_value::<W, P>(payload, p)
     }
 }
 
@@ -95,6 +126,35 @@ pub(crate) fn contains_batch<W: Coeff, P: Probes<W>>(
     let probes = P::new(source);
     for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
         *answer = key_matches::<W, P>(payload, &probes.probe(hash));
+    }
+}
+
+/// The value of `hash` in a non-empty retrieval structure (column `j` in
+/// bit `j`).
+#[inline(never)]
+pub(crate) fn get<W: Coeff, P: Probes<W>>(source: &P::Source, payload: &[u8], hash: u64) -> u64 {
+    key_value::<W, P>(payload, &P::new(source).probe(hash))
+}
+
+/// The values of `hashes` in a non-empty retrieval structure;
+/// `out.len() == hashes.len()`. As [`contains_batch`]: the ring of
+/// [`generic::get_batch`] on 64-bit targets, one key at a time on 32-bit
+/// ones.
+#[inline(never)]
+pub(crate) fn get_batch<W: Coeff, P: Probes<W>>(
+    source: &P::Source,
+    payload: &[u8],
+    hashes: &[u64],
+    out: &mut [u64],
+) {
+    if cfg!(target_pointer_width = "64") {
+        // SAFETY: the scalar kernel uses no special instructions.
+        unsafe { generic::get_batch::<W, P, Scalar>(source, payload, hashes, out) };
+        return;
+    }
+    let probes = P::new(source);
+    for (&hash, value) in hashes.iter().zip(out.iter_mut()) {
+        *value = key_value::<W, P>(payload, &probes.probe(hash));
     }
 }
 

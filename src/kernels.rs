@@ -35,6 +35,12 @@ pub(crate) use crate::arch::scalar::bumped_flag;
 type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
 /// A batch query: `(source, payload, hashes, out)`, equal lengths.
 type BatchFn<S> = fn(&S, &[u8], &[u64], &mut [bool]);
+/// A retrieval structure's single evaluation: `(source, payload, hash)` to
+/// the key's value (column `j` in bit `j`).
+pub(crate) type GetFn<S> = fn(&S, &[u8], u64) -> u64;
+/// A retrieval structure's batch evaluation: `(source, payload, hashes,
+/// out)`, equal lengths.
+pub(crate) type GetBatchFn<S> = fn(&S, &[u8], &[u64], &mut [u64]);
 /// A Bumped filter's first-layer scan for batch queries (see
 /// `arch::scalar::scan_bumped`): `(parts, thresholds, hashes, first, out)`
 /// to `(scanned, written)`.
@@ -89,6 +95,37 @@ macro_rules! proven_queries {
         (
             proven!(proof, contains, Contains<S> => ContainsFn<S>),
             proven!(proof, $isa::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+        )
+    }};
+}
+
+/// The proven `(get, get_batch)` entry points of instruction-set module
+/// `$isa` for words `$W` and the caller's probes `P` (source `S`), as
+/// [`proven_queries`] makes the queries' (without `$columns`: the
+/// runtime-bound single evaluation only).
+macro_rules! proven_evals {
+    ($proof:expr, $isa:ident, $W:ty) => {{
+        type Get<S> = unsafe fn(&S, &[u8], u64) -> u64;
+        type GetBatch<S> = unsafe fn(&S, &[u8], &[u64], &mut [u64]);
+        let proof = $proof;
+        (
+            proven!(proof, $isa::get::<$W, P, 0>, Get<S> => GetFn<S>),
+            proven!(proof, $isa::get_batch::<$W, P>, GetBatch<S> => GetBatchFn<S>),
+        )
+    }};
+    ($proof:expr, $isa:ident, $W:ty, $columns:expr) => {{
+        type Get<S> = unsafe fn(&S, &[u8], u64) -> u64;
+        type GetBatch<S> = unsafe fn(&S, &[u8], &[u64], &mut [u64]);
+        let proof = $proof;
+        let get: Get<S> = match $columns {
+            8 => $isa::get::<$W, P, 8>,
+            12 => $isa::get::<$W, P, 12>,
+            16 => $isa::get::<$W, P, 16>,
+            _ => $isa::get::<$W, P, 0>,
+        };
+        (
+            proven!(proof, get, Get<S> => GetFn<S>),
+            proven!(proof, $isa::get_batch::<$W, P>, GetBatch<S> => GetBatchFn<S>),
         )
     }};
 }
@@ -195,11 +232,97 @@ impl QueryKernels<Parts> {
     }
 }
 
+/// Evaluation kernels of one backend for probes made from an `S`: a
+/// retrieval structure's values (each key's column bits xor its expected
+/// bits), the twin of [`QueryKernels`].
+#[derive(Clone, Copy)]
+pub(crate) struct EvalKernels<S> {
+    get: GetFn<S>,
+    get_batch: GetBatchFn<S>,
+    backend: Backend,
+}
+
+impl<S> core::fmt::Debug for EvalKernels<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EvalKernels")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> EvalKernels<S> {
+    /// `backend`'s evaluation kernels for probes `P` of words `W` whose
+    /// blocks have at most `max_columns` columns (0: unknown, any number),
+    /// or `None` where this CPU or build lacks the backend. The single
+    /// evaluation is compiled for the bound [`single_query_columns`]
+    /// gives, as a filter's single query (0, a runtime bound, above 16
+    /// columns).
+    fn new<W: KernelWord, P: Probes<W, Source = S>>(
+        backend: Backend,
+        max_columns: usize,
+    ) -> Option<Self> {
+        let columns = if max_columns == 0 {
+            0
+        } else {
+            single_query_columns(max_columns)
+        };
+        let (get, get_batch) = W::eval_entries::<S, P>(backend, columns)?;
+        Some(EvalKernels {
+            get,
+            get_batch,
+            backend,
+        })
+    }
+
+    /// The value of `hash` in the structure `source` and `payload` make.
+    #[inline(always)]
+    pub(crate) fn get(&self, source: &S, payload: &[u8], hash: u64) -> u64 {
+        (self.get)(source, payload, hash)
+    }
+
+    /// The value of every hash into `out` (`out.len() == hashes.len()`).
+    #[inline(always)]
+    pub(crate) fn get_batch(&self, source: &S, payload: &[u8], hashes: &[u64], out: &mut [u64]) {
+        (self.get_batch)(source, payload, hashes, out);
+    }
+
+    /// The backend these kernels belong to.
+    pub(crate) fn backend(&self) -> Backend {
+        self.backend
+    }
+}
+
+impl EvalKernels<Parts> {
+    /// `backend`'s evaluation kernels for a retrieval payload of geometry
+    /// `g` (Standard Ribbon blocks of values, probed without result bits:
+    /// `NativeProbes<false, false>`). An empty geometry (no blocks) gets
+    /// kernels that return 0 without reading. `None` where this CPU or
+    /// build lacks the backend.
+    pub(crate) fn for_retrieval(backend: Backend, g: &Geometry) -> Option<Self> {
+        if g.num_blocks == 0 {
+            // Still refuse a backend the CPU lacks.
+            let kernels = Self::new::<u64, NativeProbes<false, false>>(backend, 0)?;
+            return Some(EvalKernels {
+                get: |_, _, _| 0,
+                get_batch: |_, _, _, out| out.fill(0),
+                ..kernels
+            });
+        }
+        let columns = g.max_columns();
+        match g.width {
+            Width::W64 => Self::new::<u64, NativeProbes<false, false>>(backend, columns),
+            Width::W128 => Self::new::<u128, NativeProbes<false, false>>(backend, columns),
+        }
+    }
+}
+
 /// `backend`'s scan of a Bumped filter's first layer for batch queries
 /// (vector code on AVX2 and AVX-512, the scalar scan elsewhere), or `None`
 /// where this CPU or build lacks the backend.
 pub(crate) fn scan_bumped(backend: Backend) -> Option<ScanBumpedFn> {
+    // Unused where no x86 kernel is compiled (the scalar scan is safe).
     #[allow(unused_parens)]
+    #[cfg_attr(not(ribbon_x86_kernels), allow(dead_code))]
     type Scan =
         unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
     Some(match backend {
@@ -269,6 +392,13 @@ pub(crate) trait KernelWord: Coeff {
         backend: Backend,
         columns: usize,
     ) -> Option<(ContainsFn<S>, BatchFn<S>)>;
+    /// `backend`'s evaluation entry points for probes `P`, each proven;
+    /// the single evaluation compiled for `columns` (as for
+    /// [`KernelWord::query_entries`]).
+    fn eval_entries<S, P: Probes<Self, Source = S>>(
+        backend: Backend,
+        columns: usize,
+    ) -> Option<(GetFn<S>, GetBatchFn<S>)>;
     /// `backend`'s back-substitution entry point, proven.
     fn solve_entry(backend: Backend) -> Option<SolveFn>;
 }
@@ -292,6 +422,27 @@ macro_rules! impl_kernel_word {
                     #[cfg(ribbon_neon_kernels)]
                     Backend::Neon => proven_queries!(Neon::detect()?, neon, $W),
                     Backend::Portable => proven_queries!(Portable::detect()?, portable, $W, columns),
+                    #[allow(unreachable_patterns)]
+                    _ => return None,
+                })
+            }
+
+            fn eval_entries<S, P: Probes<$W, Source = S>>(
+                backend: Backend,
+                columns: usize,
+            ) -> Option<(GetFn<S>, GetBatchFn<S>)> {
+                Some(match backend {
+                    Backend::Scalar => (
+                        scalar::get::<$W, P> as GetFn<S>,
+                        scalar::get_batch::<$W, P> as GetBatchFn<S>,
+                    ),
+                    #[cfg(ribbon_x86_kernels)]
+                    Backend::Avx2 => proven_evals!(Avx2::detect()?, avx2, $W, columns),
+                    #[cfg(ribbon_avx512_kernels)]
+                    Backend::Avx512 => proven_evals!(Avx512::detect()?, avx512, $W, columns),
+                    #[cfg(ribbon_neon_kernels)]
+                    Backend::Neon => proven_evals!(Neon::detect()?, neon, $W),
+                    Backend::Portable => proven_evals!(Portable::detect()?, portable, $W, columns),
                     #[allow(unreachable_patterns)]
                     _ => return None,
                 })
@@ -328,6 +479,10 @@ mod tests {
     use super::*;
     use crate::hash::Expander;
     use crate::layout::Kind;
+    use crate::probe::Probe;
+    use crate::test_kit::{runnable, splitmix64};
+    use std::vec;
+    use std::vec::Vec;
 
     /// The table holds a backend exactly when the CPU runs it, for every
     /// width and kind, empty filters included.
@@ -367,5 +522,206 @@ mod tests {
         let mut out = [true; 3];
         table.contains_batch(&parts, &[], &[1, 2, 3], &mut out);
         assert_eq!(out, [false; 3]);
+    }
+
+    /// A key's value by the definition: its column bits
+    /// (`scalar::column_bits`) xor its expected bits where the probes
+    /// carry them, masked to its columns.
+    fn defined_value<W: Coeff, P: Probes<W>>(payload: &[u8], p: &Probe<W>) -> u64 {
+        let bits = scalar::column_bits(payload, p, 0, p.columns()).unwrap_or(0);
+        let expected = if P::RESULT { p.expected } else { 0 };
+        (bits ^ expected) & p.mask
+    }
+
+    /// `kernels` against [`defined_value`] on `payload` (pseudo-random
+    /// bytes in `g`'s layout): `get` of every hash, `get_batch` of its
+    /// first `lengths` (those at most as long as `hashes`, and all of
+    /// them).
+    fn check_values<W: Coeff, P: Probes<W, Source = Parts>>(
+        kernels: &EvalKernels<Parts>,
+        parts: &Parts,
+        payload: &[u8],
+        hashes: &[u64],
+        lengths: &[usize],
+    ) {
+        let probes = P::new(parts);
+        let defined: Vec<u64> = hashes
+            .iter()
+            .map(|&h| defined_value::<W, P>(payload, &probes.probe(h)))
+            .collect();
+        let g = &parts.geometry;
+        let what = |h: u64| {
+            std::format!(
+                "{:?} {:?}, {} blocks, {} lower columns, upper from block {}, result bits {}, hash {h:#x}",
+                kernels.backend(),
+                g.width,
+                g.num_blocks,
+                g.lower_columns,
+                g.upper_start_block,
+                P::RESULT
+            )
+        };
+        for (&h, &want) in hashes.iter().zip(&defined) {
+            assert_eq!(kernels.get(parts, payload, h), want, "get: {}", what(h));
+        }
+        let all = [hashes.len()];
+        for &n in lengths.iter().filter(|&&n| n <= hashes.len()).chain(&all) {
+            // Entries the batch leaves unwritten keep a value no key has.
+            let mut out = vec![u64::MAX; n];
+            kernels.get_batch(parts, payload, &hashes[..n], &mut out);
+            for (i, (&got, &want)) in out.iter().zip(&defined).enumerate() {
+                assert_eq!(got, want, "get_batch of {n}, key {i}: {}", what(hashes[i]));
+            }
+        }
+    }
+
+    /// `count` pseudo-random hashes, then up to `count / 4` more whose
+    /// start lies in the last block (where vector reads reach the
+    /// payload's end and kernels fall back to scalar code).
+    fn eval_hashes<W: Coeff>(parts: &Parts, state: &mut u64, count: usize) -> Vec<u64> {
+        let mut hashes: Vec<u64> = (0..count).map(|_| splitmix64(state)).collect();
+        let g = &parts.geometry;
+        let last = g.block_word_offset(g.num_blocks - 1);
+        let probes = <NativeProbes<false, false> as Probes<W>>::new(parts);
+        let mut near_end = 0;
+        for _ in 0..count * 64 {
+            if near_end >= count / 4 {
+                break;
+            }
+            let h = splitmix64(state);
+            let p: Probe<W> = probes.probe(h);
+            if p.lo_word == last {
+                hashes.push(h);
+                near_end += 1;
+            }
+        }
+        hashes
+    }
+
+    /// Every geometry of the sweep for words `W` on `backend`: column
+    /// counts around the vector widths up to 64, blocks of one count and
+    /// of two (lower and upper), a few block counts, retrieval probes
+    /// (no result bits, through [`EvalKernels::for_retrieval`]) and
+    /// Standard probes (result bits xored in).
+    fn eval_sweep<W: KernelWord>(backend: Backend, width: Width) {
+        // Miri interprets every lane operation: three blocks (lower and
+        // upper ones, keys at the payload's end), a column count that
+        // leaves a partial vector and the most columns, a dozen keys.
+        let (columns, blocks, count, lengths): (&[u32], &[usize], usize, &[usize]) = if cfg!(miri) {
+            (&[9, 64], &[3], 12, &[0, 9])
+        } else {
+            (
+                &[1, 2, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64],
+                &[1, 2, 3, 50],
+                2000,
+                &[0, 1, 7, 8, 9, 33, 1000],
+            )
+        };
+        let mut state = 0x5eed ^ u64::from(width.bits()) ^ (backend.code() as u64) << 32;
+        for &c in columns {
+            for &b in blocks {
+                // All blocks with `c` columns; then `c - 1` columns below
+                // block `b / 2` and `c` from there on.
+                for (lower, upper_start) in [(c, b), (c - 1, b / 2)] {
+                    let g = Geometry::new(Kind::Standard, width, b, lower, upper_start).unwrap();
+                    assert_eq!(g.max_columns(), c as usize);
+                    let parts = Parts {
+                        geometry: g,
+                        expander: Expander::new(&g, splitmix64(&mut state) as u32),
+                    };
+                    // Any bytes are a valid payload.
+                    let payload: Vec<u8> = (0..g.payload_bytes())
+                        .map(|_| splitmix64(&mut state) as u8)
+                        .collect();
+                    let hashes = eval_hashes::<W>(&parts, &mut state, count);
+                    let kernels = EvalKernels::for_retrieval(backend, &g).unwrap();
+                    assert_eq!(kernels.backend(), backend);
+                    check_values::<W, NativeProbes<false, false>>(
+                        &kernels, &parts, &payload, &hashes, lengths,
+                    );
+                    // The same reads with result bits: natively only (under
+                    // Miri they would add no memory access to check).
+                    if !cfg!(miri) {
+                        let standard =
+                            EvalKernels::new::<W, NativeProbes<true, false>>(backend, c as usize)
+                                .unwrap();
+                        check_values::<W, NativeProbes<true, false>>(
+                            &standard, &parts, &payload, &hashes, lengths,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`eval_sweep`] for both widths, or a message (and a failure where
+    /// `RIBBON_REQUIRE_BACKENDS` lists it) when `backend` cannot run here.
+    fn eval_matches_scalar(backend: Backend) {
+        assert_eq!(
+            EvalKernels::for_retrieval(
+                backend,
+                &Geometry::new(Kind::Standard, Width::W64, 1, 8, 1).unwrap()
+            )
+            .is_some(),
+            backend.is_available()
+        );
+        if !runnable(backend.name(), backend.is_available()) {
+            return;
+        }
+        eval_sweep::<u64>(backend, Width::W64);
+        eval_sweep::<u128>(backend, Width::W128);
+    }
+
+    /// The scalar kernels' batch (the ring, on 64-bit targets) and single
+    /// evaluation equal the definition.
+    #[test]
+    fn eval_scalar_batch_matches_single() {
+        eval_matches_scalar(Backend::Scalar);
+    }
+
+    /// The AVX-512 evaluation kernels equal the scalar definition (also
+    /// under Miri with the AVX-512 target features).
+    #[test]
+    fn eval_avx512_matches_scalar() {
+        eval_matches_scalar(Backend::Avx512);
+    }
+
+    /// The AVX2 evaluation kernels equal the scalar definition.
+    #[test]
+    fn eval_avx2_matches_scalar() {
+        eval_matches_scalar(Backend::Avx2);
+    }
+
+    /// The NEON evaluation kernels equal the scalar definition.
+    #[test]
+    fn eval_neon_matches_scalar() {
+        eval_matches_scalar(Backend::Neon);
+    }
+
+    /// The portable evaluation kernels equal the scalar definition.
+    #[test]
+    fn eval_portable_matches_scalar() {
+        eval_matches_scalar(Backend::Portable);
+    }
+
+    /// An empty retrieval structure's kernels return 0 without reading,
+    /// for every available backend.
+    #[test]
+    fn eval_empty_returns_zero() {
+        let g = Geometry::new(Kind::Standard, Width::W64, 0, 0, 0).unwrap();
+        let parts = Parts {
+            geometry: g,
+            expander: Expander::new(&g, 0),
+        };
+        for backend in Backend::ALL {
+            let Some(table) = EvalKernels::for_retrieval(backend, &g) else {
+                assert!(!backend.is_available());
+                continue;
+            };
+            assert_eq!(table.get(&parts, &[], 42), 0);
+            let mut out = [7u64; 3];
+            table.get_batch(&parts, &[], &[1, 2, 3], &mut out);
+            assert_eq!(out, [0; 3]);
+        }
     }
 }

@@ -55,26 +55,51 @@ impl QueryKernel<u64> for Neon {
 
     #[inline(always)]
     unsafe fn matches<P: Probes<u64>>(payload: &[u8], p: &Probe<u64>, _max_columns: usize) -> bool {
-        let columns = p.columns();
-        let pairs = columns / 2;
-        let mut bits = 0u64;
-        // SAFETY: NEON is part of the target; column words j < columns of
-        // both blocks are inside the validated payload.
-        unsafe {
-            let cl = vdupq_n_u64(p.c_lo);
-            let ch = vdupq_n_u64(p.c_hi);
-            for k in 0..pairs {
-                let lo = load(payload, (p.lo_word + 2 * k) * 8);
-                let hi = load(payload, (p.hi_word + 2 * k) * 8);
-                let parity = parity_lanes(veorq_u64(vandq_u64(lo, cl), vandq_u64(hi, ch)));
-                let two = vgetq_lane_u64::<0>(parity) | (vgetq_lane_u64::<1>(parity) << 1);
-                bits |= two << (2 * k);
-            }
-        }
-        // An odd last column: the scalar evaluation.
-        let last = scalar::column_bits(payload, p, 2 * pairs, columns);
-        scalar::bits_match::<u64, P>(last.map(|last| bits | last), p)
+        // SAFETY: `p` is a probe of this payload's validated geometry
+        // (caller).
+        scalar::bits_match::<u64, P>(unsafe { bits_64(payload, p) }, p)
     }
+
+    #[inline(always)]
+    unsafe fn column_values<P: Probes<u64>>(
+        payload: &[u8],
+        p: &Probe<u64>,
+        _max_columns: usize,
+    ) -> u64 {
+        // SAFETY: as for `matches`.
+        scalar::bits_value::<u64, P>(unsafe { bits_64(payload, p) }, p)
+    }
+}
+
+/// The column bits of a 64-bit probe (column `j` in bit `j`), two columns
+/// per vector over the key's own columns; an odd last column by the
+/// scalar evaluation, whose `None` (a word outside the payload) this
+/// passes on.
+///
+/// # Safety
+/// `p` comes from [`crate::probe::probe_for`] for the validated geometry
+/// `payload` belongs to.
+#[inline(always)]
+unsafe fn bits_64(payload: &[u8], p: &Probe<u64>) -> Option<u64> {
+    let columns = p.columns();
+    let pairs = columns / 2;
+    let mut bits = 0u64;
+    // SAFETY: NEON is part of the target; column words j < columns of
+    // both blocks are inside the validated payload.
+    unsafe {
+        let cl = vdupq_n_u64(p.c_lo);
+        let ch = vdupq_n_u64(p.c_hi);
+        for k in 0..pairs {
+            let lo = load(payload, (p.lo_word + 2 * k) * 8);
+            let hi = load(payload, (p.hi_word + 2 * k) * 8);
+            let parity = parity_lanes(veorq_u64(vandq_u64(lo, cl), vandq_u64(hi, ch)));
+            let two = vgetq_lane_u64::<0>(parity) | (vgetq_lane_u64::<1>(parity) << 1);
+            bits |= two << (2 * k);
+        }
+    }
+    // An odd last column: the scalar evaluation.
+    let last = scalar::column_bits(payload, p, 2 * pairs, columns);
+    last.map(|last| bits | last)
 }
 
 impl QueryKernel<u128> for Neon {
@@ -87,23 +112,47 @@ impl QueryKernel<u128> for Neon {
         p: &Probe<u128>,
         _max_columns: usize,
     ) -> bool {
-        let columns = p.columns();
-        let mut bits = 0u64;
-        // SAFETY: NEON is part of the target; column j < columns of both
-        // blocks is a 16-byte word inside the validated payload.
-        unsafe {
-            let cl = pair(p.c_lo as u64, (p.c_lo >> 64) as u64);
-            let ch = pair(p.c_hi as u64, (p.c_hi >> 64) as u64);
-            for j in 0..columns {
-                let lo = load(payload, (p.lo_word + j) * 16);
-                let hi = load(payload, (p.hi_word + j) * 16);
-                let x = veorq_u64(vandq_u64(lo, cl), vandq_u64(hi, ch));
-                let count = vaddvq_u8(vcntq_u8(vreinterpretq_u8_u64(x)));
-                bits |= u64::from(count & 1) << j;
-            }
-        }
+        // SAFETY: `p` is a probe of this payload's validated geometry
+        // (caller).
+        let bits = unsafe { bits_128(payload, p) };
         bits == if P::RESULT { p.expected } else { 0 }
     }
+
+    #[inline(always)]
+    unsafe fn column_values<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        _max_columns: usize,
+    ) -> u64 {
+        // SAFETY: as for `matches`.
+        scalar::bits_value::<u128, P>(Some(unsafe { bits_128(payload, p) }), p)
+    }
+}
+
+/// The column bits of a 128-bit probe (column `j` in bit `j`), one column
+/// per vector over the key's own columns.
+///
+/// # Safety
+/// `p` comes from [`crate::probe::probe_for`] for the validated geometry
+/// `payload` belongs to.
+#[inline(always)]
+unsafe fn bits_128(payload: &[u8], p: &Probe<u128>) -> u64 {
+    let columns = p.columns();
+    let mut bits = 0u64;
+    // SAFETY: NEON is part of the target; column j < columns of both
+    // blocks is a 16-byte word inside the validated payload.
+    unsafe {
+        let cl = pair(p.c_lo as u64, (p.c_lo >> 64) as u64);
+        let ch = pair(p.c_hi as u64, (p.c_hi >> 64) as u64);
+        for j in 0..columns {
+            let lo = load(payload, (p.lo_word + j) * 16);
+            let hi = load(payload, (p.hi_word + j) * 16);
+            let x = veorq_u64(vandq_u64(lo, cl), vandq_u64(hi, ch));
+            let count = vaddvq_u8(vcntq_u8(vreinterpretq_u8_u64(x)));
+            bits |= u64::from(count & 1) << j;
+        }
+    }
+    bits
 }
 
 /// Two 64-bit lanes (back-substitution).

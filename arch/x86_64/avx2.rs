@@ -86,6 +86,7 @@ impl QueryKernel<u64> for Avx2 {
     super::expand_and_prefetch!(__m256i, u64);
 
     generic::matches_with_scalar_fallback!(u64);
+    generic::column_values_with_scalar_fallback!(u64);
 
     #[inline(always)]
     unsafe fn matches_fast<P: Probes<u64>>(
@@ -93,28 +94,54 @@ impl QueryKernel<u64> for Avx2 {
         p: &Probe<u64>,
         max_columns: usize,
     ) -> Option<bool> {
-        // Lanes past the key's columns read words that exist but are
-        // masked out of the result.
-        let groups = max_columns.div_ceil(4);
-        // Whole groups of four words are read; the few keys whose groups
-        // would run past the payload take the scalar path.
-        if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
-            return None;
+        // SAFETY: the caller's guarantees.
+        let bits = unsafe { parities_64(payload, p, max_columns) }?;
+        Some(bits & p.mask == if P::RESULT { p.expected } else { 0 })
+    }
+
+    #[inline(always)]
+    unsafe fn column_values_fast<P: Probes<u64>>(
+        payload: &[u8],
+        p: &Probe<u64>,
+        max_columns: usize,
+    ) -> Option<u64> {
+        // SAFETY: the caller's guarantees.
+        let bits = unsafe { parities_64(payload, p, max_columns) };
+        bits.map(|bits| (bits ^ if P::RESULT { p.expected } else { 0 }) & p.mask)
+    }
+}
+
+/// The column parities of a 64-bit probe, column `j` in bit `j`, for
+/// whole groups of four columns up to `max_columns` (bits past the key's
+/// columns are those of the words that follow: callers mask them), or
+/// `None` when a group would run past the payload (the scalar kernel's
+/// keys, see [`QueryKernel::matches_fast`]).
+///
+/// # Safety
+/// AVX2 is available.
+#[inline(always)]
+unsafe fn parities_64(payload: &[u8], p: &Probe<u64>, max_columns: usize) -> Option<u64> {
+    // Lanes past the key's columns read words that exist but are
+    // masked out of the result.
+    let groups = max_columns.div_ceil(4);
+    // Whole groups of four words are read; the few keys whose groups
+    // would run past the payload take the scalar path.
+    if (p.lo_word.max(p.hi_word) + groups * 4) * 8 > payload.len() {
+        return None;
+    }
+    // SAFETY: AVX2 is available (caller); every load is in bounds
+    // (checked above).
+    unsafe {
+        let cl = _mm256_set1_epi64x(p.c_lo as i64);
+        let ch = _mm256_set1_epi64x(p.c_hi as i64);
+        let mut bits = 0u64;
+        for g in 0..groups {
+            let lo = load(payload, p.lo_word + 4 * g, 8);
+            let hi = load(payload, p.hi_word + 4 * g, 8);
+            let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
+            bits |= parity_mask(x) << (4 * g);
         }
-        // SAFETY: AVX2 is available (caller); every load is in bounds
-        // (checked above).
-        unsafe {
-            let cl = _mm256_set1_epi64x(p.c_lo as i64);
-            let ch = _mm256_set1_epi64x(p.c_hi as i64);
-            let mut bits = 0u64;
-            for g in 0..groups {
-                let lo = load(payload, p.lo_word + 4 * g, 8);
-                let hi = load(payload, p.hi_word + 4 * g, 8);
-                let x = _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch));
-                bits |= parity_mask(x) << (4 * g);
-            }
-            Some(bits & p.mask == if P::RESULT { p.expected } else { 0 })
-        }
+        Some(bits)
     }
 }
 
@@ -122,6 +149,7 @@ impl QueryKernel<u128> for Avx2 {
     super::expand_and_prefetch!(__m256i, u128);
 
     generic::matches_with_scalar_fallback!(u128);
+    generic::column_values_with_scalar_fallback!(u128);
 
     #[inline(always)]
     unsafe fn matches_fast<P: Probes<u128>>(
@@ -129,54 +157,78 @@ impl QueryKernel<u128> for Avx2 {
         p: &Probe<u128>,
         max_columns: usize,
     ) -> Option<bool> {
-        let groups = max_columns.div_ceil(2);
-        if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
-            return None;
-        }
-        // SAFETY: AVX2 is available (caller); loads checked above (a pair
-        // of columns is loaded only below `max_columns`).
-        unsafe {
-            let (cl_lo, cl_hi) = (p.c_lo as u64 as i64, (p.c_lo >> 64) as u64 as i64);
-            let (ch_lo, ch_hi) = (p.c_hi as u64 as i64, (p.c_hi >> 64) as u64 as i64);
-            let cl = _mm256_set_epi64x(cl_hi, cl_lo, cl_hi, cl_lo);
-            let ch = _mm256_set_epi64x(ch_hi, ch_lo, ch_hi, ch_lo);
-            // Columns j, j + 1 as 64-bit lanes low, high, low, high.
-            let select = |j: usize| {
-                if j < max_columns {
-                    let lo = load(payload, p.lo_word + j, 16);
-                    let hi = load(payload, p.hi_word + j, 16);
-                    _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch))
-                } else {
-                    _mm256_setzero_si256()
-                }
-            };
-            let mut mismatch = 0u64;
-            let mut j = 0;
-            while j < max_columns {
-                // The 32-bit folds of column pairs (j, j + 2) and (j + 1,
-                // j + 3) interleaved, then each column's two halves xored.
-                let halves = |x: __m256i, y: __m256i| {
-                    let t = _mm256_blend_epi32::<0b1010_1010>(
-                        _mm256_xor_si256(x, _mm256_srli_epi64::<32>(x)),
-                        _mm256_xor_si256(y, _mm256_slli_epi64::<32>(y)),
-                    );
-                    // 32-bit lanes: j, j+2, j, j+2, j+1, j+3, j+1, j+3.
-                    _mm256_xor_si256(t, _mm256_shuffle_epi32::<0x4e>(t))
-                };
-                let u = halves(select(j), select(j + 2));
-                let v = halves(select(j + 4), select(j + 6));
-                // Columns j, j+2, j+4, j+6, j+1, j+3, j+5, j+7, then in order.
-                let w = _mm256_permutevar8x32_epi32(
-                    _mm256_blend_epi32::<0b1100_1100>(u, v),
-                    _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
-                );
-                let bits = parity_mask32(w);
-                let expected = if P::RESULT { p.expected >> j } else { 0 };
-                mismatch |= (bits ^ expected) & (p.mask >> j) & 0xff;
-                j += 8;
+        // SAFETY: the caller's guarantees.
+        let bits = unsafe { parities_128(payload, p, max_columns) }?;
+        Some(bits & p.mask == if P::RESULT { p.expected } else { 0 })
+    }
+
+    #[inline(always)]
+    unsafe fn column_values_fast<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> Option<u64> {
+        // SAFETY: the caller's guarantees.
+        let bits = unsafe { parities_128(payload, p, max_columns) };
+        bits.map(|bits| (bits ^ if P::RESULT { p.expected } else { 0 }) & p.mask)
+    }
+}
+
+/// The column parities of a 128-bit probe, column `j` in bit `j`, eight
+/// columns at a time up to `max_columns` (bits past the key's columns
+/// are those of the words that follow, or 0 past `max_columns`: callers
+/// mask them), or `None` when a pair of columns would run past the
+/// payload (the scalar kernel's keys).
+///
+/// # Safety
+/// AVX2 is available.
+#[inline(always)]
+unsafe fn parities_128(payload: &[u8], p: &Probe<u128>, max_columns: usize) -> Option<u64> {
+    let groups = max_columns.div_ceil(2);
+    if (p.lo_word.max(p.hi_word) + groups * 2) * 16 > payload.len() {
+        return None;
+    }
+    // SAFETY: AVX2 is available (caller); loads checked above (a pair
+    // of columns is loaded only below `max_columns`).
+    unsafe {
+        let (cl_lo, cl_hi) = (p.c_lo as u64 as i64, (p.c_lo >> 64) as u64 as i64);
+        let (ch_lo, ch_hi) = (p.c_hi as u64 as i64, (p.c_hi >> 64) as u64 as i64);
+        let cl = _mm256_set_epi64x(cl_hi, cl_lo, cl_hi, cl_lo);
+        let ch = _mm256_set_epi64x(ch_hi, ch_lo, ch_hi, ch_lo);
+        // Columns j, j + 1 as 64-bit lanes low, high, low, high.
+        let select = |j: usize| {
+            if j < max_columns {
+                let lo = load(payload, p.lo_word + j, 16);
+                let hi = load(payload, p.hi_word + j, 16);
+                _mm256_xor_si256(_mm256_and_si256(lo, cl), _mm256_and_si256(hi, ch))
+            } else {
+                _mm256_setzero_si256()
             }
-            Some(mismatch == 0)
+        };
+        let mut bits = 0u64;
+        let mut j = 0;
+        while j < max_columns {
+            // The 32-bit folds of column pairs (j, j + 2) and (j + 1,
+            // j + 3) interleaved, then each column's two halves xored.
+            let halves = |x: __m256i, y: __m256i| {
+                let t = _mm256_blend_epi32::<0b1010_1010>(
+                    _mm256_xor_si256(x, _mm256_srli_epi64::<32>(x)),
+                    _mm256_xor_si256(y, _mm256_slli_epi64::<32>(y)),
+                );
+                // 32-bit lanes: j, j+2, j, j+2, j+1, j+3, j+1, j+3.
+                _mm256_xor_si256(t, _mm256_shuffle_epi32::<0x4e>(t))
+            };
+            let u = halves(select(j), select(j + 2));
+            let v = halves(select(j + 4), select(j + 6));
+            // Columns j, j+2, j+4, j+6, j+1, j+3, j+5, j+7, then in order.
+            let w = _mm256_permutevar8x32_epi32(
+                _mm256_blend_epi32::<0b1100_1100>(u, v),
+                _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+            );
+            bits |= parity_mask32(w) << (j & 63);
+            j += 8;
         }
+        Some(bits)
     }
 }
 

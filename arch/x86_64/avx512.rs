@@ -62,6 +62,77 @@ impl QueryKernel<u64> for Avx512 {
             _mm512_test_epi64_mask(mismatches, _mm512_set1_epi64(1)) == 0
         }
     }
+
+    #[inline(always)]
+    unsafe fn column_values<P: Probes<u64>>(
+        payload: &[u8],
+        p: &Probe<u64>,
+        max_columns: usize,
+    ) -> u64 {
+        // SAFETY: as for `matches`.
+        unsafe {
+            let cl = _mm512_set1_epi64(p.c_lo as i64);
+            let ch = _mm512_set1_epi64(p.c_hi as i64);
+            // Columns 0..8 ahead of the loop, as in `matches`.
+            let mut bits = eight_parities(payload, p, 0, cl, ch);
+            let mut j = 8;
+            while j < max_columns {
+                bits |= eight_parities(payload, p, j, cl, ch) << (j & 63);
+                j += 8;
+            }
+            // Lanes past the key's columns were not loaded (0).
+            bits ^ if P::RESULT { p.expected & p.mask } else { 0 }
+        }
+    }
+}
+
+/// `(lo & cl) ^ (hi & ch)` of the lanes in `lanes` from words `lo_word`
+/// and `hi_word` on (size `bytes`); 0 in the other lanes.
+///
+/// # Safety
+/// AVX-512F is available and the lanes in `lanes` lie inside `payload`
+/// from both words on.
+#[inline(always)]
+unsafe fn selected(
+    payload: &[u8],
+    (lo_word, hi_word): (usize, usize),
+    bytes: usize,
+    lanes: __mmask8,
+    cl: __m512i,
+    ch: __m512i,
+) -> __m512i {
+    // SAFETY: as documented above.
+    unsafe {
+        let lo = load(payload, lo_word, bytes, lanes);
+        let hi = load(payload, hi_word, bytes, lanes);
+        _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch))
+    }
+}
+
+/// The parities of columns `j .. j + 8` of a 64-bit probe, column `j + k`
+/// in bit `k` (0 past the key's columns): `vpopcntq`, then its low bit per
+/// lane as a mask.
+///
+/// # Safety
+/// AVX-512F/VPOPCNTDQ are available, `j < 64`, and `p`'s columns lie
+/// inside `payload`.
+#[inline(always)]
+unsafe fn eight_parities(
+    payload: &[u8],
+    p: &Probe<u64>,
+    j: usize,
+    cl: __m512i,
+    ch: __m512i,
+) -> u64 {
+    // SAFETY: as documented above.
+    unsafe {
+        let lanes = (p.mask >> j) as __mmask8;
+        let x = selected(payload, (p.lo_word + j, p.hi_word + j), 8, lanes, cl, ch);
+        u64::from(_mm512_test_epi64_mask(
+            _mm512_popcnt_epi64(x),
+            _mm512_set1_epi64(1),
+        ))
+    }
 }
 
 /// Columns `j .. j + 8` of a 64-bit probe: lane `k` holds a count whose
@@ -83,9 +154,7 @@ unsafe fn eight_columns<P: Probes<u64>>(
     // SAFETY: as documented above.
     unsafe {
         let lanes = (p.mask >> j) as __mmask8;
-        let lo = load(payload, p.lo_word + j, 8, lanes);
-        let hi = load(payload, p.hi_word + j, 8, lanes);
-        let mut x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+        let mut x = selected(payload, (p.lo_word + j, p.hi_word + j), 8, lanes, cl, ch);
         if P::RESULT {
             // parity(x) ^ e = parity(x ^ e) for a one-bit e.
             let expected = (p.expected >> j) as __mmask8;
@@ -135,6 +204,59 @@ impl QueryKernel<u128> for Avx512 {
             }
         }
     }
+
+    #[inline(always)]
+    unsafe fn column_values<P: Probes<u128>>(
+        payload: &[u8],
+        p: &Probe<u128>,
+        max_columns: usize,
+    ) -> u64 {
+        // SAFETY: as for `matches`: the lanes loaded are the key's
+        // columns, inside the validated payload.
+        unsafe {
+            let cl = _mm512_broadcast_i32x4(_mm_set_epi64x(
+                (p.c_lo >> 64) as u64 as i64,
+                p.c_lo as u64 as i64,
+            ));
+            let ch = _mm512_broadcast_i32x4(_mm_set_epi64x(
+                (p.c_hi >> 64) as u64 as i64,
+                p.c_hi as u64 as i64,
+            ));
+            // Lane indices into the pair (a, b) of 4-column vectors: every
+            // column's low halves, then its high halves, in column order.
+            let low_halves = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+            let high_halves = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+            let mut bits = 0u64;
+            let mut j = 0;
+            loop {
+                // The 16 lanes of the next eight columns, as in `matches`.
+                let m = (p.mask >> j) & 0xff;
+                let lanes = (m + 1) * (m + 1) - 1;
+                let (lo, hi) = (p.lo_word + j, p.hi_word + j);
+                let a = selected(payload, (lo, hi), 16, lanes as __mmask8, cl, ch);
+                let b = selected(
+                    payload,
+                    (lo + 4, hi + 4),
+                    16,
+                    (lanes >> 8) as __mmask8,
+                    cl,
+                    ch,
+                );
+                // parity(l) ^ parity(h) = parity(l ^ h): one lane per column.
+                let x = _mm512_xor_si512(
+                    _mm512_permutex2var_epi64(a, low_halves, b),
+                    _mm512_permutex2var_epi64(a, high_halves, b),
+                );
+                let eight = _mm512_test_epi64_mask(_mm512_popcnt_epi64(x), _mm512_set1_epi64(1));
+                bits |= u64::from(eight) << (j & 63);
+                j += 8;
+                if j >= max_columns {
+                    // Lanes past the key's columns were not loaded (0).
+                    return bits ^ if P::RESULT { p.expected & p.mask } else { 0 };
+                }
+            }
+        }
+    }
 }
 
 /// Columns `j .. j + 4` of a 128-bit probe (lanes 2k and 2k + 1 hold
@@ -161,9 +283,8 @@ unsafe fn four_columns<P: Probes<u128>>(
 ) -> __m512i {
     // SAFETY: as documented above.
     unsafe {
-        let lo = load(payload, p.lo_word + j, 16, lanes as __mmask8);
-        let hi = load(payload, p.hi_word + j, 16, lanes as __mmask8);
-        let x = _mm512_xor_si512(_mm512_and_si512(lo, cl), _mm512_and_si512(hi, ch));
+        let words = (p.lo_word + j, p.hi_word + j);
+        let x = selected(payload, words, 16, lanes as __mmask8, cl, ch);
         // Fold each column's two halves: parity(l) ^ parity(h).
         let mut folded = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
         if P::RESULT {
