@@ -73,7 +73,7 @@ pub(crate) const fn slots_per_bucket_of(row_words: usize) -> usize {
 /// filter just past a power of two made its counting sort scatter to twice
 /// as many places: w = 128 at 10^6 keys built 7 % slower with 2,048
 /// buckets than with 1,024 (`examples/compare`).
-fn bucket_bits(g: &Geometry) -> u32 {
+pub(crate) fn bucket_bits(g: &Geometry) -> u32 {
     let buckets = g.num_slots().div_ceil(slots_per_bucket(g)).max(1);
     let up = buckets.next_power_of_two();
     let down = up / 2;
@@ -525,8 +525,7 @@ fn sort_by_start(
     counts: &mut [u64],
     ordered: &mut [u64],
 ) {
-    // x >> (64 - bits), without a 64-bit shift when bits is 0.
-    let bucket = |x: u64| ((x >> 1) >> (63 - bits)) as usize;
+    let bucket = |x: u64| start_bucket(x, bits);
     counts.fill(0);
     for &h in hashes {
         if let Some(c) = counts.get_mut(bucket(remix(h, seed_mix))) {
@@ -548,6 +547,51 @@ fn sort_by_start(
                 *slot = x;
             }
             *next = at + 1;
+        }
+    }
+}
+
+/// The bucket of a remixed hash among `2^bits` buckets in start order:
+/// its top `bits` bits (the start is a non-decreasing function of them).
+#[inline(always)]
+fn start_bucket(x: u64, bits: u32) -> usize {
+    // x >> (64 - bits), without a 64-bit shift when bits is 0.
+    ((x >> 1) >> (63 - bits)) as usize
+}
+
+/// [`sort_by_start`] of `(hash, value)` pairs: the remixed hashes into
+/// `ordered` and each one's value beside it in `ordered_values`, for
+/// retrieval builds, whose right sides are the values.
+#[inline(never)]
+pub(crate) fn sort_pairs_by_start(
+    hashes: &[u64],
+    values: &[u64],
+    seed_mix: u64,
+    bits: u32,
+    counts: &mut [u64],
+    ordered: &mut [u64],
+    ordered_values: &mut [u64],
+) {
+    counts.fill(0);
+    for &h in hashes {
+        if let Some(c) = counts.get_mut(start_bucket(remix(h, seed_mix), bits)) {
+            *c += 1;
+        }
+    }
+    let mut total = 0;
+    for c in counts.iter_mut() {
+        let n = *c;
+        *c = total;
+        total += n;
+    }
+    for (&h, &v) in hashes.iter().zip(values) {
+        let x = remix(h, seed_mix);
+        if let Some(next) = counts.get_mut(start_bucket(x, bits)) {
+            let at = *next as usize;
+            if let (Some(slot), Some(value)) = (ordered.get_mut(at), ordered_values.get_mut(at)) {
+                (*slot, *value) = (x, v);
+            }
+            *next += 1;
         }
     }
 }

@@ -90,6 +90,17 @@ pub enum Error {
     /// no incremental banding ([`Plan::banding`](crate::Plan::banding)),
     /// since it sizes each layer for the keys the layer before bumped.
     Unsupported,
+    /// A retrieval plan's `value_bits` is not in 1..=64.
+    InvalidValueBits,
+    /// A value given to a retrieval build has bits at or above the plan's
+    /// `value_bits`: it would not come back whole.
+    ValueTooWide {
+        /// Its index in the values.
+        index: usize,
+    },
+    /// A retrieval build was given the same hash twice with different
+    /// values: no structure can return both.
+    ConflictingValues,
 }
 
 impl Error {
@@ -113,12 +124,15 @@ impl Error {
             Error::TrailingBytes { .. } => -15,
             Error::BackendUnavailable => -16,
             Error::Unsupported => -21,
+            Error::InvalidValueBits => -22,
+            Error::ValueTooWide { .. } => -23,
+            Error::ConflictingValues => -24,
         }
     }
 
     /// Every error, in code order (for tests and the C header check); the
     /// sizes of the variants that carry some are 0.
-    pub const ALL: [Error; 16] = [
+    pub const ALL: [Error; 19] = [
         Error::InvalidBitsPerKey,
         Error::InvalidFpRate,
         Error::BudgetTooSmall {
@@ -153,6 +167,9 @@ impl Error {
         },
         Error::BackendUnavailable,
         Error::Unsupported,
+        Error::InvalidValueBits,
+        Error::ValueTooWide { index: 0 },
+        Error::ConflictingValues,
     ];
 
     /// A short, static description (without the sizes that
@@ -188,6 +205,9 @@ impl Error {
             Error::TrailingBytes { .. } => c"filter bytes longer than the header says",
             Error::BackendUnavailable => c"backend not available on this CPU or build",
             Error::Unsupported => c"not supported by the filter's kind",
+            Error::InvalidValueBits => c"value bits must be 1 to 64",
+            Error::ValueTooWide { .. } => c"a value has more bits than the plan's value bits",
+            Error::ConflictingValues => c"the same hash was given with different values",
         }
     }
 }
@@ -225,6 +245,12 @@ impl fmt::Display for Error {
                 f,
                 "filter bytes longer than the header says: {given} bytes given, the filter has {expected}"
             ),
+            Error::ValueTooWide { index } => {
+                write!(
+                    f,
+                    "a value has more bits than the plan's value bits: values[{index}]"
+                )
+            }
             e => f.write_str(e.as_str()),
         }
     }

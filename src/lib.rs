@@ -149,6 +149,7 @@ mod key_hash;
 mod layout;
 mod plan;
 mod probe;
+mod retrieval;
 // The kit the integration tests, benches and examples share.
 #[cfg(test)]
 #[path = "../tests/common/kit.rs"]
@@ -157,6 +158,8 @@ mod word;
 
 #[cfg(feature = "alloc")]
 mod owned;
+#[cfg(feature = "alloc")]
+mod owned_retrieval;
 
 #[cfg(feature = "capi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "capi")))]
@@ -177,10 +180,14 @@ pub use plan::{
     HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_MILLIBITS_PER_KEY, MAX_SEEDS,
     MIN_MILLIBITS_PER_KEY, Plan,
 };
+pub use retrieval::{MAX_VALUE_BITS, RetrievalPlan, RetrievalRef};
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use owned::Filter;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use owned_retrieval::Retrieval;
 
 // The README's examples are tested with the crate's own.
 #[cfg(doctest)]

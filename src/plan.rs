@@ -1217,6 +1217,12 @@ fn columns_for_fp(num: u128, den: u128) -> Option<u64> {
 /// non-members than the columns allow). It also always keeps
 /// [`MIN_FREE_SLOTS`] plus one per column free.
 #[inline(never)]
+/// Blocks of a Standard Ribbon system for `num_keys` keys of
+/// `columns` columns: the filters' sizing, which retrieval shares.
+pub(crate) fn standard_blocks(width: Width, num_keys: usize, columns: u32) -> usize {
+    blocks_for(Kind::Standard, width, num_keys, u64::from(columns) * 1000)
+}
+
 fn blocks_for(kind: Kind, width: Width, num_keys: usize, r_milli: u64) -> usize {
     let eps = epsilon_ppm(kind, width, r_milli, num_keys as u64);
     let n = num_keys as u128;

@@ -116,6 +116,7 @@ fn check_backend(backend: Backend) {
     if !available(backend) {
         return;
     }
+    check_retrieval(backend);
     let n = if cfg!(miri) { 40 } else { 700 };
     let keys = hashes(backend.code().into(), n);
     for kind in KINDS {
@@ -254,4 +255,83 @@ fn portable_matches_scalar() {
 #[test]
 fn scalar_batch_matches_single() {
     check_backend(Backend::Scalar);
+}
+
+/// Retrieval (issue 19) on `backend` against scalar: the same bytes from
+/// back-substitution, the same values from `get` and `get_batch` for keys
+/// and other hashes, at every value width the sweep covers and at
+/// misaligned offsets.
+fn check_retrieval(backend: Backend) {
+    use ribbon_kernel::{Retrieval, RetrievalPlan};
+    let n = if cfg!(miri) { 30 } else { 700 };
+    let keys = hashes(u64::from(backend.code()) ^ 0x7e7, n);
+    let bits_set: &[u32] = if cfg!(miri) {
+        &[3, 64]
+    } else {
+        &[1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64]
+    };
+    for width in WIDTHS {
+        for &bits in bits_set {
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            let vals: Vec<u64> = hashes(u64::from(bits), n)
+                .iter()
+                .map(|&v: &u64| v & mask)
+                .collect();
+            let plan = RetrievalPlan::new(width, n, bits).unwrap();
+            let scalar =
+                Retrieval::build(&plan.with_backend(Backend::Scalar).unwrap(), &keys, &vals)
+                    .unwrap();
+            let other =
+                Retrieval::build(&plan.with_backend(backend).unwrap(), &keys, &vals).unwrap();
+            assert_eq!(
+                scalar.as_bytes(),
+                other.as_bytes(),
+                "{} retrieval back-substitution differs: {width:?} {bits} bits",
+                backend.name()
+            );
+            let mut probes = keys.clone();
+            probes.extend(hashes(
+                u64::from(bits) ^ 0x99,
+                if cfg!(miri) { 30 } else { 700 },
+            ));
+            let reference = scalar.view().with_backend(Backend::Scalar).unwrap();
+            let expect: Vec<u64> = probes.iter().map(|&h| reference.get(h)).collect();
+            assert!(keys.iter().zip(&vals).all(|(&k, &v)| reference.get(k) == v));
+            for offset in [0usize, 3] {
+                let mut buffer = vec![0u8; offset];
+                buffer.extend_from_slice(other.as_bytes());
+                let view = ribbon_kernel::RetrievalRef::from_bytes(&buffer[offset..])
+                    .unwrap()
+                    .with_backend(backend)
+                    .unwrap();
+                for (h, e) in probes.iter().zip(&expect) {
+                    assert_eq!(
+                        view.get(*h),
+                        *e,
+                        "{} get: {width:?} {bits} bits",
+                        backend.name()
+                    );
+                }
+                let lengths: Vec<usize> = if cfg!(miri) {
+                    (0..=2 * lanes(backend) + 1).collect()
+                } else {
+                    (0..=40).chain([257, probes.len()]).collect()
+                };
+                for len in lengths {
+                    let mut out = vec![0u64; len];
+                    view.get_batch(&probes[..len], &mut out).unwrap();
+                    assert_eq!(
+                        out,
+                        expect[..len],
+                        "{} get_batch of {len}: {width:?} {bits} bits",
+                        backend.name()
+                    );
+                }
+            }
+        }
+    }
 }

@@ -36,8 +36,11 @@ const LAYERS: &[(&str, u32)] = &[
     ("bump", 9),
     ("plan", 10),
     ("bounds", 11),
+    // Retrieval: Standard Ribbon with values as right sides (issue 19).
+    ("retrieval", 11),
     // Front ends.
     ("owned", 12),
+    ("owned_retrieval", 12),
     ("rocksdb", 12),
     ("ffi", 12),
 ];

@@ -1,0 +1,170 @@
+//! `Retrieval`: the owning twin of [`RetrievalRef`] (feature `alloc`).
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::backend::Backend;
+use crate::error::Error;
+use crate::layout::Width;
+use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
+
+/// A retrieval structure that owns its serialized bytes, validated once:
+/// the value of every key hash it was built from.
+///
+/// The owner `B` is anything that holds the bytes (a `Vec<u8>`, the
+/// default, an `Arc<[u8]>`, a memory map), at any alignment, without a
+/// copy; [`Retrieval::view`] gives the borrowed [`RetrievalRef`].
+///
+/// ```
+/// use ribbon_kernel::Retrieval;
+///
+/// // Which of 16 shards holds each key: 4 bits per key.
+/// let hashes: Vec<u64> = (0..10_000u64).map(|i| ribbon_kernel::hash_key(&i.to_le_bytes())).collect();
+/// let shards: Vec<u64> = (0..10_000u64).map(|i| i % 16).collect();
+/// let map = Retrieval::from_hashes(&hashes, &shards, 4)?;
+/// assert!(map.as_bytes().len() * 8 < 10_000 * 4 * 106 / 100 + 320);
+/// assert_eq!(map.get(hashes[1234]), 1234 % 16);
+///
+/// let reloaded = Retrieval::from_bytes(map.into_bytes())?;
+/// assert_eq!(reloaded.get(hashes[9999]), 9999 % 16);
+/// # Ok::<(), ribbon_kernel::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Retrieval<B = Vec<u8>> {
+    bytes: B,
+    state: RetrievalState,
+}
+
+impl<B: AsRef<[u8]>> core::fmt::Debug for Retrieval<B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Retrieval").field(&self.view()).finish()
+    }
+}
+
+impl Retrieval {
+    /// Builds the structure mapping `hashes[i]` to `values[i]` with `plan`,
+    /// allocating the scratch (freed before returning) and the bytes.
+    /// Errors as [`RetrievalPlan::build`].
+    pub fn build(plan: &RetrievalPlan, hashes: &[u64], values: &[u64]) -> Result<Retrieval, Error> {
+        let mut scratch = vec![0u64; plan.scratch_words()];
+        let mut bytes = vec![0u8; plan.retrieval_bytes()];
+        let state = plan
+            .build(hashes, values, &mut scratch, &mut bytes)?
+            .state();
+        Ok(Retrieval { bytes, state })
+    }
+
+    /// Builds with the default width (w = 128: about 5 % over `value_bits`
+    /// bits per key where w = 64 takes about 10 %) for exactly these
+    /// keys: [`RetrievalPlan::new`], then [`Retrieval::build`].
+    pub fn from_hashes(
+        hashes: &[u64],
+        values: &[u64],
+        value_bits: u32,
+    ) -> Result<Retrieval, Error> {
+        let plan = RetrievalPlan::new(Width::W128, hashes.len(), value_bits)?;
+        Retrieval::build(&plan, hashes, values)
+    }
+}
+
+impl<B: AsRef<[u8]>> Retrieval<B> {
+    /// Takes ownership of serialized bytes after validating them as
+    /// [`RetrievalRef::from_bytes`] does (any alignment, no copy).
+    pub fn from_bytes(bytes: B) -> Result<Retrieval<B>, Error> {
+        let state = RetrievalRef::from_bytes(bytes.as_ref())?.state();
+        Ok(Retrieval { bytes, state })
+    }
+
+    /// The borrowed view.
+    ///
+    /// # Panics
+    ///
+    /// If the owner's `as_ref` returns a slice of another length than the
+    /// one validated (an `AsRef` implementation that changes its answer);
+    /// `Vec`, `Box`, `Arc` and memory maps never do.
+    #[inline]
+    pub fn view(&self) -> RetrievalRef<'_> {
+        RetrievalRef::from_state(self.state, self.checked_bytes())
+    }
+
+    #[inline(always)]
+    fn checked_bytes(&self) -> &[u8] {
+        let bytes = self.bytes.as_ref();
+        if bytes.len() != self.state.len() {
+            owner_changed_length();
+        }
+        bytes
+    }
+
+    /// The value of `hash` (see [`RetrievalRef::get`]).
+    #[inline]
+    pub fn get(&self, hash: u64) -> u64 {
+        self.state.get(self.checked_bytes(), hash)
+    }
+
+    /// Every hash's value into `out` (see [`RetrievalRef::get_batch`]).
+    pub fn get_batch(&self, hashes: &[u64], out: &mut [u64]) -> Result<(), Error> {
+        self.view().get_batch(hashes, out)
+    }
+
+    /// Switches the backend evaluations use; fails if this CPU lacks it.
+    pub fn set_backend(&mut self, backend: Backend) -> Result<(), Error> {
+        self.state = self.state.with_backend(backend)?;
+        Ok(())
+    }
+
+    /// The backend evaluations use.
+    pub fn backend(&self) -> Backend {
+        self.view().backend()
+    }
+
+    /// Bits per value.
+    pub fn value_bits(&self) -> u32 {
+        self.view().value_bits()
+    }
+
+    /// Keys the structure was built from.
+    pub fn num_keys(&self) -> u64 {
+        self.view().num_keys()
+    }
+
+    /// The serialized bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.checked_bytes()
+    }
+
+    /// Gives back the owner of the serialized bytes.
+    pub fn into_bytes(self) -> B {
+        self.bytes
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn owner_changed_length() -> ! {
+    panic!("Retrieval: the owner's AsRef<[u8]> changed the length of the bytes")
+}
+
+impl<B: AsRef<[u8]>> AsRef<[u8]> for Retrieval<B> {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl TryFrom<Vec<u8>> for Retrieval {
+    type Error = Error;
+
+    /// [`Retrieval::from_bytes`].
+    fn try_from(bytes: Vec<u8>) -> Result<Retrieval, Error> {
+        Retrieval::from_bytes(bytes)
+    }
+}
+
+impl<B: AsRef<[u8]>, C: AsRef<[u8]>> PartialEq<Retrieval<C>> for Retrieval<B> {
+    /// Equal when their serialized bytes are.
+    fn eq(&self, other: &Retrieval<C>) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<B: AsRef<[u8]>> Eq for Retrieval<B> {}
