@@ -2,7 +2,9 @@
  * ribbon_kernel.h - C interface of the ribbon-kernel static library.
  *
  * Ribbon filters (Dillinger & Walzer 2021): static approximate-membership
- * filters built from 64-bit key hashes, 5-10 % above the space minimum.
+ * filters built from 64-bit key hashes, 5-10 % above the space minimum,
+ * and retrieval structures (1- to 64-bit values per key hash) on the same
+ * machinery.
  *
  * Build the library (Rust toolchain required):
  *   cargo rustc --release --lib --no-default-features --features staticlib \
@@ -15,10 +17,10 @@
  * never allocates, does no floating-point arithmetic, never unwinds, and
  * returns a status code instead of crashing on bad input.
  *
- * Memory: every buffer is the caller's. Plans, filter views and streaming
- * bandings are small opaque structs the caller allocates (on the stack is
- * fine). Scratch and filter buffers are plain arrays; the filter buffer may
- * have any alignment.
+ * Memory: every buffer is the caller's. Plans, filter views, streaming
+ * bandings and their retrieval twins are small opaque structs the caller
+ * allocates (on the stack is fine). Scratch and filter buffers are plain
+ * arrays; the filter buffer may have any alignment.
  *
  * Overlap: a buffer or struct a function writes must not overlap anything
  * else passed to the same call (other buffers, structs, the scratch a
@@ -69,9 +71,9 @@ uint32_t ribbon_version(void);
 const char *ribbon_version_str(void);
 
 /* ---- Opaque structs (they change size only in a major version). Fill
- * them with ribbon_plan_init* / ribbon_filter_open / ribbon_banding_init
- * before any other use: uninitialized structs are refused
- * (RIBBON_ERR_UNINITIALIZED). */
+ * them with ribbon_plan_init* / ribbon_filter_open / ribbon_banding_init /
+ * ribbon_retrieval_plan_init / ribbon_retrieval_open before any other use:
+ * uninitialized structs are refused (RIBBON_ERR_UNINITIALIZED). */
 
 /** A sized filter configuration. Plain data: may be copied with memcpy. */
 typedef struct {
@@ -87,6 +89,17 @@ typedef struct {
 typedef struct {
     uint64_t opaque[16];
 } ribbon_banding;
+
+/** A sized retrieval configuration. Plain data: may be copied with memcpy. */
+typedef struct {
+    uint64_t opaque[8];
+} ribbon_retrieval_plan;
+
+/** A validated view over a serialized retrieval structure the caller keeps
+ * alive. */
+typedef struct {
+    uint64_t opaque[8];
+} ribbon_retrieval;
 
 /* ---- Kinds (see the README for guidance) ---- */
 /** Homogeneous Ribbon: never fails to build; the default choice. */
@@ -166,7 +179,8 @@ typedef struct {
 #define RIBBON_ERR_INVALID_ARGUMENT (-17)
 /** A uint64_t pointer that is not 8-byte aligned. */
 #define RIBBON_ERR_MISALIGNED (-18)
-/** A plan, filter or banding struct no init/open call filled in. */
+/** A plan, filter, banding or retrieval struct no init/open call filled
+ * in. */
 #define RIBBON_ERR_UNINITIALIZED (-19)
 /** Two buffers (or a buffer and a struct) passed to one call overlap and
  * one of them is written (see "Overlap" above); nothing was written. */
@@ -174,6 +188,12 @@ typedef struct {
 /** The kind does not do this: RIBBON_KIND_BUMPED has no fixed-size plans
  * (ribbon_plan_init_slots) and no incremental banding. */
 #define RIBBON_ERR_UNSUPPORTED (-21)
+/** A retrieval plan's value_bits is not in 1..=64. */
+#define RIBBON_ERR_INVALID_VALUE_BITS (-22)
+/** A value given to a retrieval build has bits at or above value_bits. */
+#define RIBBON_ERR_VALUE_TOO_WIDE (-23)
+/** A retrieval build got the same hash twice with different values. */
+#define RIBBON_ERR_CONFLICTING_VALUES (-24)
 
 /* ---- Key hashing ----
  *
@@ -594,6 +614,107 @@ uint64_t ribbon_filter_column_fp_ppt(const ribbon_filter *f);
  * overloaded stretches of its solution. Reads the whole filter once.
  */
 uint64_t ribbon_filter_estimated_fp_ppt(const ribbon_filter *f);
+
+/* ---- Retrieval: a value of 1 to 64 bits per key hash ----
+ *
+ * A retrieval structure (a static function) maps each key hash of a set to
+ * a value of value_bits bits and takes about value_bits bits per key
+ * (Standard Ribbon with the values as the equations' right sides; about
+ * 10 % over that at w = 64, 5 % at w = 128). It stores no keys: any other
+ * hash gets an arbitrary value below 2^value_bits, so it answers "which
+ * value", never "is this a key".
+ *
+ *   ribbon_retrieval_plan plan;
+ *   ribbon_retrieval map;
+ *   ribbon_retrieval_plan_init(&plan, RIBBON_WIDTH_128, n, 8);
+ *   ribbon_retrieval_build(&plan, hashes, values, n, scratch,
+ *                          ribbon_retrieval_plan_scratch_words(&plan),
+ *                          out, ribbon_retrieval_plan_bytes(&plan));
+ *   ribbon_retrieval_open(&map, out, ribbon_retrieval_plan_bytes(&plan));
+ *   value = ribbon_retrieval_get(&map, hash);
+ *
+ * Serialized structures have their own magic: a filter does not open as a
+ * retrieval structure, nor the other way round. Backends are as for
+ * filters (ribbon_set_backend applies to views opened afterwards). */
+
+/**
+ * Plans a retrieval structure for up to num_keys key hashes with values of
+ * value_bits bits (1 to 64; otherwise RIBBON_ERR_INVALID_VALUE_BITS) on
+ * ribbon width width (RIBBON_WIDTH_64 or RIBBON_WIDTH_128; otherwise
+ * RIBBON_ERR_INVALID_ARGUMENT). RIBBON_ERR_TOO_MANY_KEYS past 2^40 keys,
+ * RIBBON_ERR_TOO_LARGE where the structure or scratch would not fit this
+ * platform's address space. Any error leaves p uninitialized.
+ */
+int32_t ribbon_retrieval_plan_init(ribbon_retrieval_plan *p, uint32_t width, uint64_t num_keys,
+                                   uint32_t value_bits);
+
+/** uint64_t words of scratch ribbon_retrieval_build needs (0 for a bad plan). */
+size_t ribbon_retrieval_plan_scratch_words(const ribbon_retrieval_plan *p);
+
+/** Exact serialized size in bytes of the structure a build writes (0 for a
+ * bad plan). */
+size_t ribbon_retrieval_plan_bytes(const ribbon_retrieval_plan *p);
+
+/**
+ * Builds the structure that maps hashes[i] to values[i] for each i < n (at
+ * most the planned number of keys; any order) into out, using scratch as
+ * working memory. Writes exactly ribbon_retrieval_plan_bytes(p) bytes at
+ * the start of out, which may have any alignment; hashes, values and
+ * scratch must be 8-byte aligned. scratch may be freed or reused once this
+ * returns. hashes and values may overlap each other (they are only read);
+ * scratch, out and *p must not overlap anything (RIBBON_ERR_OVERLAP).
+ *
+ * Equal hashes with equal values count as one key; equal hashes with
+ * different values are RIBBON_ERR_CONFLICTING_VALUES. A value with a bit at
+ * or above value_bits is RIBBON_ERR_VALUE_TOO_WIDE (nothing is cut off
+ * silently). A build whose equations are inconsistent (about 1 in 20) is
+ * retried with the next of 64 seeds; RIBBON_ERR_CONSTRUCTION_FAILED after
+ * the last, which takes hashes crafted against the seeds.
+ *
+ * Errors as for ribbon_build: on failure the first min(out_len, 40) bytes
+ * of out are zeroed, so that a structure built there before never passes
+ * for the result, except that out NULL (RIBBON_ERR_NULL), out_len past
+ * PTRDIFF_MAX (RIBBON_ERR_TOO_LARGE) and overlapping buffers
+ * (RIBBON_ERR_OVERLAP) write nothing at all. Nothing past out_len is ever
+ * written.
+ */
+int32_t ribbon_retrieval_build(const ribbon_retrieval_plan *p, const uint64_t *hashes,
+                               const uint64_t *values, size_t n, uint64_t *scratch,
+                               size_t scratch_words, uint8_t *out, size_t out_len);
+
+/**
+ * Validates len bytes as a serialized retrieval structure (untrusted input
+ * is fine: bad bytes give an error, never a crash) and fills in the view r.
+ * The bytes may have any alignment and must stay alive and unchanged while
+ * r is used. len must be the exact size. r must not lie inside the bytes
+ * (RIBBON_ERR_OVERLAP, which leaves r as it was); any other error leaves r
+ * uninitialized.
+ */
+int32_t ribbon_retrieval_open(ribbon_retrieval *r, const uint8_t *bytes, size_t len);
+
+/**
+ * The value of hash: the one it was built with for a key of the set, an
+ * arbitrary value below 2^value_bits for any other hash. Returns 0 for a
+ * NULL or bad view; since 0 is also a value, check ribbon_retrieval_open's
+ * status (or use ribbon_retrieval_get_batch, which returns one).
+ */
+uint64_t ribbon_retrieval_get(const ribbon_retrieval *r, uint64_t hash);
+
+/**
+ * Writes the value of each hashes[i] into out[i] (8-byte aligned); returns
+ * a status. out must not overlap hashes, *r or the bytes r was opened on
+ * (RIBBON_ERR_OVERLAP, which writes nothing).
+ */
+int32_t ribbon_retrieval_get_batch(const ribbon_retrieval *r, const uint64_t *hashes, size_t n,
+                                   uint64_t *out);
+
+/** Bits per value, 1 to 64 (0 for a bad view). */
+uint32_t ribbon_retrieval_value_bits(const ribbon_retrieval *r);
+/** Keys the structure was built from, equal hashes counted each time (0
+ * for a bad view). */
+uint64_t ribbon_retrieval_keys(const ribbon_retrieval *r);
+/** The structure's serialized length in bytes (0 for a bad view). */
+size_t ribbon_retrieval_bytes(const ribbon_retrieval *r);
 
 /* ---- Backends ---- */
 

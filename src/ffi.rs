@@ -5,10 +5,11 @@
 //! Every function validates its pointers and lengths, refuses a written
 //! buffer that overlaps another argument (`RIBBON_ERR_OVERLAP`, before it
 //! writes anything), returns a status code and never panics or unwinds.
-//! Plans, filter views and streaming bandings live in caller-owned opaque
-//! structs of `uint64_t`; their contents are this module's business and
-//! carry a magic word and a check word, so that a struct that was never
-//! initialized is refused rather than trusted.
+//! Plans, filter views, streaming bandings, retrieval plans and retrieval
+//! views live in caller-owned opaque structs of `uint64_t`; their contents
+//! are this module's business and carry a magic word and a check word, so
+//! that a struct that was never initialized is refused rather than
+//! trusted.
 //!
 //! # The header: `include/ribbon_kernel.h`
 #![doc = concat!("```c\n", include_str!("../include/ribbon_kernel.h"), "```")]
@@ -21,6 +22,7 @@ use crate::error::Error;
 use crate::filter::{FilterRef, Validated, contains_once};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::plan::Plan;
+use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
 
 /// Opaque, caller-allocated plan (`ribbon_plan` in C).
 #[repr(C)]
@@ -68,6 +70,54 @@ impl ribbon_banding {
     }
 }
 
+/// Opaque, caller-allocated retrieval plan (`ribbon_retrieval_plan` in C).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ribbon_retrieval_plan {
+    opaque: [u64; 8],
+}
+
+impl ribbon_retrieval_plan {
+    /// An all-zero struct, as C's `= {0}`: to be filled in by its init
+    /// function (Rust users of the C ABI need it for statics).
+    pub const fn zeroed() -> ribbon_retrieval_plan {
+        ribbon_retrieval_plan { opaque: [0; 8] }
+    }
+}
+
+/// Opaque, caller-allocated retrieval view (`ribbon_retrieval` in C).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ribbon_retrieval {
+    opaque: [u64; 8],
+}
+
+impl ribbon_retrieval {
+    /// An all-zero struct, as C's `= {0}`: to be filled in by its open
+    /// function (Rust users of the C ABI need it for statics).
+    pub const fn zeroed() -> ribbon_retrieval {
+        ribbon_retrieval { opaque: [0; 8] }
+    }
+}
+
+// The structs are ABI: the header's `uint64_t opaque[N]` arrays, checked
+// by the C test's static assertions too.
+const _: () = {
+    use core::mem::{align_of, size_of};
+    assert!(size_of::<ribbon_plan>() == 64 && align_of::<ribbon_plan>() == align_of::<u64>());
+    assert!(size_of::<ribbon_filter>() == 64 && align_of::<ribbon_filter>() == align_of::<u64>());
+    assert!(
+        size_of::<ribbon_banding>() == 128 && align_of::<ribbon_banding>() == align_of::<u64>()
+    );
+    assert!(
+        size_of::<ribbon_retrieval_plan>() == 64
+            && align_of::<ribbon_retrieval_plan>() == align_of::<u64>()
+    );
+    assert!(
+        size_of::<ribbon_retrieval>() == 64 && align_of::<ribbon_retrieval>() == align_of::<u64>()
+    );
+};
+
 /// Success.
 pub const RIBBON_OK: i32 = 0;
 /// A required pointer was NULL.
@@ -76,7 +126,8 @@ pub const RIBBON_ERR_NULL: i32 = -1;
 pub const RIBBON_ERR_INVALID_ARGUMENT: i32 = -17;
 /// A `uint64_t` pointer that is not 8-byte aligned.
 pub const RIBBON_ERR_MISALIGNED: i32 = -18;
-/// A plan or filter struct that no init/open call filled in.
+/// A plan, filter, banding or retrieval struct that no init/open call
+/// filled in.
 pub const RIBBON_ERR_UNINITIALIZED: i32 = -19;
 /// Two buffers (or a buffer and a struct) given to one call overlap and one
 /// of them is written; nothing was written.
@@ -87,6 +138,8 @@ pub const RIBBON_BACKEND_AUTO: u32 = 0xffff_ffff;
 const PLAN_MAGIC: u64 = 0x5242_4b5f_504c_4e01; // "RBK_PLN" v1
 const FILTER_MAGIC: u64 = 0x5242_4b5f_464c_5401; // "RBK_FLT" v1
 const BANDING_MAGIC: u64 = 0x5242_4b5f_424e_4401; // "RBK_BND" v1
+const RETRIEVAL_PLAN_MAGIC: u64 = 0x5242_4b5f_5250_4c01; // "RBK_RPL" v1
+const RETRIEVAL_MAGIC: u64 = 0x5242_4b5f_5254_5601; // "RBK_RTV" v1
 
 /// A cheap fold over every struct word but the last, which holds it:
 /// catches structs never initialized.
@@ -297,6 +350,124 @@ unsafe fn load_banding<'s>(b: &ribbon_banding) -> Result<(Banding<'s>, *mut u64,
     };
     let banding = Banding::from_raw_parts(parts, rows).map_err(Error::code)?;
     Ok((banding, ptr, words))
+}
+
+/// Packs a retrieval structure's width, value bits, backend and seed into
+/// one word.
+fn pack_retrieval(width: Width, value_bits: u32, backend: Option<Backend>, seed: u32) -> u64 {
+    let backend = backend.map_or(0, |b| u64::from(b.code()) + 1);
+    u64::from(width.bits())
+        | (u64::from(value_bits & 0xff) << 8)
+        | (backend << 16)
+        | (u64::from(seed) << 32)
+}
+
+/// Unpacks [`pack_retrieval`]: width, value bits (1 to 64), backend, seed.
+fn unpack_retrieval(word: u64) -> Option<(Width, u32, Option<Backend>, u32)> {
+    let width = Width::from_bits((word & 0xff) as u32)?;
+    let value_bits = ((word >> 8) & 0xff) as u32;
+    if !(1..=crate::MAX_VALUE_BITS).contains(&value_bits) || (word >> 24) & 0xff != 0 {
+        return None;
+    }
+    let backend = match (word >> 16) & 0xff {
+        0 => None,
+        code => Some(Backend::from_code(code as u32 - 1)?),
+    };
+    Some((width, value_bits, backend, (word >> 32) as u32))
+}
+
+/// Stores what [`load_retrieval_plan`] makes the plan from again: its
+/// arguments and seed (the plan's sizing is integer math, the same on
+/// every call).
+fn store_retrieval_plan(
+    p: &mut ribbon_retrieval_plan,
+    width: Width,
+    num_keys: usize,
+    value_bits: u32,
+    seed: u32,
+) {
+    let mut words = [0u64; 8];
+    words[0] = RETRIEVAL_PLAN_MAGIC;
+    words[1] = num_keys as u64;
+    words[2] = pack_retrieval(width, value_bits, None, seed);
+    words[7] = check_word(&words);
+    p.opaque = words;
+}
+
+fn load_retrieval_plan(p: &ribbon_retrieval_plan) -> Result<RetrievalPlan, i32> {
+    let w = &p.opaque;
+    if w[0] != RETRIEVAL_PLAN_MAGIC || w[7] != check_word(w) || w[3..7] != [0; 4] {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    let (width, value_bits, backend, seed) =
+        unpack_retrieval(w[2]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let num_keys = usize::try_from(w[1]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    if backend.is_some() {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    RetrievalPlan::new(width, num_keys, value_bits)
+        .map(|plan| plan.with_seed(seed))
+        .map_err(Error::code)
+}
+
+fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>) {
+    let bytes = view.as_bytes();
+    let mut words = [0u64; 8];
+    words[0] = RETRIEVAL_MAGIC;
+    words[1] = bytes.as_ptr() as usize as u64;
+    words[2] = bytes.len() as u64;
+    words[3] = view.num_keys();
+    words[4] = pack_retrieval(
+        view.width(),
+        view.value_bits(),
+        Some(view.backend()),
+        view.seed(),
+    );
+    words[7] = check_word(&words);
+    r.opaque = words;
+}
+
+/// Rebuilds the view stored by [`store_retrieval`]: the bytes' header is
+/// decoded again (the state holds kernel pointers, which the struct does
+/// not keep) and must state what the struct does.
+///
+/// # Safety
+/// The bytes the view was opened on are still alive and unchanged (the
+/// documented contract of `ribbon_retrieval_open`).
+#[inline(always)]
+unsafe fn load_retrieval(r: &ribbon_retrieval) -> Result<RetrievalRef<'_>, i32> {
+    let w = &r.opaque;
+    if w[0] != RETRIEVAL_MAGIC || w[7] != check_word(w) || w[5..7] != [0; 2] {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    let (width, value_bits, backend, seed) =
+        unpack_retrieval(w[4]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let len = usize::try_from(w[2]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    let ptr = w[1] as usize as *const u8;
+    if ptr.is_null() || len > isize::MAX as usize {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    // SAFETY: `ptr` and `len` were taken from a slice that
+    // `ribbon_retrieval_open` validated; the caller keeps those bytes alive
+    // and unchanged.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    // Never runs a kernel this CPU lacks, whatever the struct says: the
+    // kernel table checks the backend again. Bytes that no longer decode
+    // are a view gone bad.
+    let state = RetrievalState::decode(bytes, backend).map_err(|e| match e {
+        Error::BackendUnavailable => e.code(),
+        _ => RIBBON_ERR_UNINITIALIZED,
+    })?;
+    let view = RetrievalRef::from_state(state, bytes);
+    if view.width() != width
+        || view.value_bits() != value_bits
+        || view.num_keys() != w[3]
+        || view.seed() != seed
+    {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    Ok(view)
 }
 
 /// A `&[T]` from C, refusing NULL (unless empty) and misalignment.
@@ -985,6 +1156,341 @@ pub unsafe extern "C" fn ribbon_filter_estimated_fp_ppt(f: *const ribbon_filter)
     unsafe { view_value(f, |view| view.estimated_fp_ppt()) }
 }
 
+/// Plans a retrieval structure for up to `num_keys` key hashes with values
+/// of `value_bits` bits. See `include/ribbon_kernel.h`.
+///
+/// # Safety
+/// `p` is NULL or points to a writable `ribbon_retrieval_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_plan_init(
+    p: *mut ribbon_retrieval_plan,
+    width: u32,
+    num_keys: u64,
+    value_bits: u32,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable
+    // `ribbon_retrieval_plan`.
+    let Some(p) = (unsafe { p.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    p.opaque = [0; 8];
+    let Some(width) = Width::from_bits(width) else {
+        return RIBBON_ERR_INVALID_ARGUMENT;
+    };
+    let Ok(num_keys) = usize::try_from(num_keys) else {
+        return Error::TooManyKeys {
+            limit: crate::MAX_KEYS as u64,
+            given: num_keys,
+        }
+        .code();
+    };
+    match RetrievalPlan::new(width, num_keys, value_bits) {
+        Ok(_) => {
+            store_retrieval_plan(p, width, num_keys, value_bits, 0);
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// `read` of the retrieval plan `p`, or 0 for a NULL or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_retrieval_plan`.
+unsafe fn retrieval_plan_value(
+    p: *const ribbon_retrieval_plan,
+    read: impl FnOnce(RetrievalPlan) -> usize,
+) -> usize {
+    // SAFETY: the caller passes NULL or a valid `ribbon_retrieval_plan`.
+    match unsafe { p.as_ref() }.map(load_retrieval_plan) {
+        Some(Ok(plan)) => read(plan),
+        _ => 0,
+    }
+}
+
+/// `uint64_t` words of scratch `ribbon_retrieval_build` needs; 0 for a
+/// NULL or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_retrieval_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_plan_scratch_words(
+    p: *const ribbon_retrieval_plan,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { retrieval_plan_value(p, |plan| plan.scratch_words()) }
+}
+
+/// Exact serialized length of the structure a build writes; 0 for a NULL
+/// or uninitialized plan.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `ribbon_retrieval_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_plan_bytes(p: *const ribbon_retrieval_plan) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { retrieval_plan_value(p, |plan| plan.retrieval_bytes()) }
+}
+
+/// Builds the retrieval structure mapping `hashes[i]` to `values[i]` for
+/// `i < n` into `out` (any alignment).
+///
+/// As `ribbon_build`: checks `out` first (a NULL `out`, an `out_len` past
+/// `isize::MAX` or overlapping buffers write nothing); every other
+/// failure zeroes the first `min(out_len, HEADER_BYTES)` bytes of `out`
+/// before anything else is checked.
+///
+/// # Safety
+/// Each pointer is NULL or valid for its stated length: `hashes` and
+/// `values` readable for `n` words, `scratch` writable for
+/// `scratch_words` words, `out` writable for `out_len` bytes. Overlapping
+/// regions (but for `hashes` and `values`, which are only read) are
+/// refused.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_build(
+    p: *const ribbon_retrieval_plan,
+    hashes: *const u64,
+    values: *const u64,
+    n: usize,
+    scratch: *mut u64,
+    scratch_words: usize,
+    out: *mut u8,
+    out_len: usize,
+) -> i32 {
+    if out.is_null() && out_len > 0 {
+        return RIBBON_ERR_NULL;
+    }
+    if out_len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    let (keys_bytes, scratch_bytes) = (span::<u64>(n), span::<u64>(scratch_words));
+    let plan_bytes = core::mem::size_of::<ribbon_retrieval_plan>();
+    if overlaps(hashes, keys_bytes, scratch, scratch_bytes)
+        || overlaps(hashes, keys_bytes, out, out_len)
+        || overlaps(values, keys_bytes, scratch, scratch_bytes)
+        || overlaps(values, keys_bytes, out, out_len)
+        || overlaps(scratch, scratch_bytes, out, out_len)
+        || overlaps(p, plan_bytes, scratch, scratch_bytes)
+        || overlaps(p, plan_bytes, out, out_len)
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
+    let header = out_len.min(HEADER_BYTES);
+    if header > 0 {
+        // SAFETY: `out` is non-NULL (`out_len > 0`) and writable for
+        // `out_len >= header` bytes per the contract; it overlaps no other
+        // argument, and nothing references it yet.
+        unsafe { core::ptr::write_bytes(out, 0, header) };
+    }
+    // SAFETY: the caller passes NULL or a valid `ribbon_retrieval_plan`.
+    let Some(p) = (unsafe { p.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    let plan = match load_retrieval_plan(p) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    // SAFETY: readable for `n` words each per the contract.
+    let (hashes, values) = match unsafe { (c_slice(hashes, n), c_slice(values, n)) } {
+        (Ok(hashes), Ok(values)) => (hashes, values),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    if scratch.is_null() && scratch_words > 0 {
+        return RIBBON_ERR_NULL;
+    }
+    if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+        return RIBBON_ERR_MISALIGNED;
+    }
+    if scratch_words > isize::MAX as usize / 8 {
+        return Error::TooLarge.code();
+    }
+    let scratch: &mut [u64] = if scratch_words == 0 {
+        &mut []
+    } else {
+        // SAFETY: non-NULL, aligned, at most `isize::MAX` bytes, writable
+        // for `scratch_words` words per the contract, and overlapping
+        // neither the hashes, the values nor `out` (checked above).
+        unsafe { core::slice::from_raw_parts_mut(scratch, scratch_words) }
+    };
+    let out: &mut [u8] = if out_len == 0 {
+        &mut []
+    } else {
+        // SAFETY: non-NULL, at most `isize::MAX` bytes, writable for
+        // `out_len` bytes per the contract, overlapping neither the hashes,
+        // the values nor the scratch (checked above).
+        unsafe { core::slice::from_raw_parts_mut(out, out_len) }
+    };
+    status(
+        plan.build_in_place(hashes, values, scratch, out)
+            .map(|_| ()),
+    )
+}
+
+/// Validates `len` bytes as a retrieval structure and fills in the view
+/// `r`. A view inside the bytes it opens is refused before anything is
+/// written.
+///
+/// # Safety
+/// `r` is NULL or writable; `bytes` is NULL or readable for `len` bytes.
+/// The bytes must stay alive and unchanged while `r` is used.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_open(
+    r: *mut ribbon_retrieval,
+    bytes: *const u8,
+    len: usize,
+) -> i32 {
+    if overlaps(
+        r,
+        core::mem::size_of::<ribbon_retrieval>(),
+        bytes,
+        span::<u8>(len),
+    ) {
+        return RIBBON_ERR_OVERLAP;
+    }
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_retrieval`.
+    let Some(r) = (unsafe { r.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    r.opaque = [0; 8];
+    if bytes.is_null() {
+        return RIBBON_ERR_NULL;
+    }
+    if len > isize::MAX as usize {
+        return Error::TooLarge.code();
+    }
+    // SAFETY: non-NULL and readable for `len` bytes per the contract.
+    let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
+    match RetrievalRef::from_bytes(slice) {
+        Ok(view) => {
+            store_retrieval(r, &view);
+            RIBBON_OK
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// `read` of the retrieval view `r`, or 0 for a NULL or bad view.
+///
+/// # Safety
+/// As for `ribbon_retrieval_get`.
+unsafe fn retrieval_value(
+    r: *const ribbon_retrieval,
+    read: impl FnOnce(RetrievalRef<'_>) -> u64,
+) -> u64 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_retrieval`.
+    let Some(r) = (unsafe { r.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_retrieval(r) } {
+        Ok(view) => read(view),
+        Err(_) => 0,
+    }
+}
+
+/// The value of `hash`: the one it was built with for a key of the set,
+/// an arbitrary value below `2^value_bits` for any other hash; 0 for a
+/// NULL or bad view (which a value cannot tell apart: the status of
+/// `ribbon_retrieval_open`, or `ribbon_retrieval_get_batch`, says).
+///
+/// # Safety
+/// `r` is NULL or a view filled in by `ribbon_retrieval_open` whose bytes
+/// are still alive and unchanged.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_get(r: *const ribbon_retrieval, hash: u64) -> u64 {
+    // SAFETY: forwarded contract.
+    unsafe { retrieval_value(r, |view| view.get(hash)) }
+}
+
+/// Writes the value of each of `n` hashes into `out`. An `out`
+/// overlapping the hashes, the view's bytes or `r` is refused before
+/// anything is written.
+///
+/// # Safety
+/// `r` as for `ribbon_retrieval_get`; `hashes` NULL or readable for `n`
+/// words; `out` NULL or writable for `n` words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_get_batch(
+    r: *const ribbon_retrieval,
+    hashes: *const u64,
+    n: usize,
+    out: *mut u64,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_retrieval`.
+    let Some(r) = (unsafe { r.as_ref() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    let view = match unsafe { load_retrieval(r) } {
+        Ok(view) => view,
+        Err(code) => return code,
+    };
+    // SAFETY: readable for `n` words per the contract.
+    let hashes = match unsafe { c_slice(hashes, n) } {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    if n == 0 {
+        return RIBBON_OK;
+    }
+    let bytes = view.as_bytes();
+    let out_bytes = span::<u64>(n);
+    if overlaps(
+        out,
+        out_bytes,
+        hashes.as_ptr(),
+        core::mem::size_of_val(hashes),
+    ) || overlaps(out, out_bytes, bytes.as_ptr(), bytes.len())
+        || overlaps(
+            out,
+            out_bytes,
+            core::ptr::from_ref(r),
+            core::mem::size_of::<ribbon_retrieval>(),
+        )
+    {
+        return RIBBON_ERR_OVERLAP;
+    }
+    // SAFETY: writable for `n` words per the contract, and apart from the
+    // hashes, the structure's bytes and `r` (checked above).
+    let out = match unsafe { c_slice_mut(out, n) } {
+        Ok(out) => out,
+        Err(code) => return code,
+    };
+    status(view.get_batch(hashes, out))
+}
+
+/// Bits per value of the view (1 to 64); 0 for a NULL or bad view.
+///
+/// # Safety
+/// As for `ribbon_retrieval_get`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_value_bits(r: *const ribbon_retrieval) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe { retrieval_value(r, |view| u64::from(view.value_bits())) as u32 }
+}
+
+/// The number of keys the view's structure was built from; 0 for a NULL
+/// or bad view.
+///
+/// # Safety
+/// As for `ribbon_retrieval_get`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_keys(r: *const ribbon_retrieval) -> u64 {
+    // SAFETY: forwarded contract.
+    unsafe { retrieval_value(r, |view| view.num_keys()) }
+}
+
+/// The serialized length of the view's structure in bytes; 0 for a NULL or
+/// bad view.
+///
+/// # Safety
+/// As for `ribbon_retrieval_get`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_bytes(r: *const ribbon_retrieval) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { retrieval_value(r, |view| view.retrieval_bytes() as u64) as usize }
+}
+
 /// The backend new views and builds use (`RIBBON_BACKEND_*`).
 #[unsafe(no_mangle)]
 pub extern "C" fn ribbon_backend() -> u32 {
@@ -1235,7 +1741,7 @@ pub extern "C" fn ribbon_status_str(status: i32) -> *const c_char {
         RIBBON_ERR_NULL => c"NULL pointer",
         RIBBON_ERR_INVALID_ARGUMENT => c"unknown kind, width or backend",
         RIBBON_ERR_MISALIGNED => c"uint64_t pointer not 8-byte aligned",
-        RIBBON_ERR_UNINITIALIZED => c"plan, filter or banding struct not initialized",
+        RIBBON_ERR_UNINITIALIZED => c"plan, filter, banding or retrieval struct not initialized",
         RIBBON_ERR_OVERLAP => c"buffers overlap",
         code => match Error::ALL.iter().find(|e| e.code() == code) {
             Some(e) => e.message(),

@@ -251,3 +251,80 @@ fn header_matches_rust_constants() {
         "two status codes share a value"
     );
 }
+
+/// The `ribbon_*` names in `text` that a `(` follows: the functions a C
+/// declaration or a Rust `fn` item names.
+fn called_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("ribbon_") {
+        let before = rest[..at].chars().next_back();
+        let tail = &rest[at..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(tail.len());
+        if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            && tail[len..].starts_with('(')
+        {
+            names.push(tail[..len].to_string());
+        }
+        rest = &tail[len..];
+    }
+    names
+}
+
+/// Every C entry point of `src/ffi.rs` is declared in the header, and the
+/// header declares nothing else: a function added on one side only (a
+/// retrieval call, say) fails here rather than at a C program's link.
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn header_declares_every_entry_point() {
+    let header = std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap();
+    let ffi = std::fs::read_to_string(root().join("src").join("ffi.rs")).unwrap();
+    // Declarations: lines outside comments and macros.
+    let declared: BTreeSet<String> = header
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !(l.starts_with('*') || l.starts_with("/*") || l.starts_with('#')))
+        .flat_map(called_names)
+        .collect();
+    let exported: BTreeSet<String> = ffi
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("pub ") && l.contains("extern \"C\" fn "))
+        .flat_map(called_names)
+        .collect();
+    assert!(exported.len() >= 40, "{exported:?}");
+    for name in [
+        "ribbon_retrieval_plan_init",
+        "ribbon_retrieval_build",
+        "ribbon_retrieval_get_batch",
+    ] {
+        assert!(exported.contains(name), "{name}");
+    }
+    assert_eq!(
+        declared.difference(&exported).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "declared in the header, not exported by src/ffi.rs"
+    );
+    assert_eq!(
+        exported.difference(&declared).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "exported by src/ffi.rs, not declared in the header"
+    );
+    // The opaque structs: the same names and sizes on both sides (the Rust
+    // sizes are asserted at compile time in src/ffi.rs, the C ones by the
+    // C test).
+    for (name, words) in [
+        ("ribbon_plan", 8),
+        ("ribbon_filter", 8),
+        ("ribbon_banding", 16),
+        ("ribbon_retrieval_plan", 8),
+        ("ribbon_retrieval", 8),
+    ] {
+        let c = format!("    uint64_t opaque[{words}];\n}} {name};");
+        assert!(header.contains(&c), "{name}: no `{c}` in the header");
+        let rust = format!("pub struct {name} {{\n    opaque: [u64; {words}],\n}}");
+        assert!(ffi.contains(&rust), "{name}: no `{rust}` in src/ffi.rs");
+    }
+}

@@ -23,6 +23,8 @@
 STATIC_ASSERT(sizeof(ribbon_plan) == 64, "ribbon_plan is 64 bytes");
 STATIC_ASSERT(sizeof(ribbon_filter) == 64, "ribbon_filter is 64 bytes");
 STATIC_ASSERT(sizeof(ribbon_banding) == 128, "ribbon_banding is 128 bytes");
+STATIC_ASSERT(sizeof(ribbon_retrieval_plan) == 64, "ribbon_retrieval_plan is 64 bytes");
+STATIC_ASSERT(sizeof(ribbon_retrieval) == 64, "ribbon_retrieval is 64 bytes");
 STATIC_ASSERT(RIBBON_ADD_INSERTED == 0 && RIBBON_ADD_REDUNDANT == 1 && RIBBON_ADD_INCONSISTENT == 2 &&
                   RIBBON_ADD_FULL == 3,
               "banding outcomes");
@@ -36,6 +38,9 @@ STATIC_ASSERT(RIBBON_BACKEND_SCALAR == 0 && RIBBON_BACKEND_AVX2 == 1 && RIBBON_B
 STATIC_ASSERT(RIBBON_OK == 0 && RIBBON_ERR_NULL == -1 && RIBBON_ERR_MISALIGNED == -18 &&
                   RIBBON_ERR_UNINITIALIZED == -19 && RIBBON_ERR_OVERLAP == -20,
               "status codes");
+STATIC_ASSERT(RIBBON_ERR_INVALID_VALUE_BITS == -22 && RIBBON_ERR_VALUE_TOO_WIDE == -23 &&
+                  RIBBON_ERR_CONFLICTING_VALUES == -24,
+              "retrieval status codes");
 
 static int failures = 0;
 
@@ -312,10 +317,10 @@ static void check_errors(void) {
     CHECK(strcmp(ribbon_status_str(RIBBON_OK), "ok") == 0);
     {
         int32_t s;
-        for (s = -25; s <= 1; s++) {
+        for (s = -30; s <= 1; s++) {
             CHECK(ribbon_status_str(s) != NULL && strlen(ribbon_status_str(s)) > 0);
-            /* Every defined code, RIBBON_ERR_OVERLAP the last, has its own text. */
-            if (s >= RIBBON_ERR_OVERLAP && s <= RIBBON_OK) {
+            /* Every defined code, RIBBON_ERR_CONFLICTING_VALUES the last, has its own text. */
+            if (s >= RIBBON_ERR_CONFLICTING_VALUES && s <= RIBBON_OK) {
                 CHECK(strcmp(ribbon_status_str(s), ribbon_status_str(-1000)) != 0);
             }
         }
@@ -962,6 +967,463 @@ static void check_failed_build_leaves_no_filter(void) {
     printf("failed builds: no filter left behind in out\n");
 }
 
+/* ---- Retrieval ---- */
+
+static uint64_t value_mask(uint32_t bits) {
+    return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+}
+
+/* Builds keys -> values of value_bits bits from C (out at an odd address),
+ * checks every key's value with get and get_batch, then reopens a copy at
+ * another odd address and checks again, and that other hashes get values
+ * below 2^value_bits. */
+static void check_retrieval(uint32_t width, uint32_t value_bits, size_t n) {
+    ribbon_retrieval_plan plan;
+    ribbon_retrieval map, copy_map;
+    uint64_t *keys = random_hashes(4000 + n + value_bits * 13 + width, n);
+    uint64_t *values = random_hashes(5000 + n + value_bits, n);
+    const size_t queries = 4000;
+    uint64_t *others = random_hashes(6000 + value_bits, queries);
+    uint64_t *got = (uint64_t *)malloc((n + queries + 1) * sizeof(uint64_t));
+    const uint64_t mask = value_mask(value_bits);
+    size_t words, bytes, i, wrong = 0, wrong_batch = 0;
+    uint64_t *scratch;
+    uint8_t *buffer, *copy;
+
+    for (i = 0; i < n; i++) {
+        values[i] &= mask;
+    }
+    CHECK_STATUS(ribbon_retrieval_plan_init(&plan, width, n, value_bits), RIBBON_OK);
+    words = ribbon_retrieval_plan_scratch_words(&plan);
+    bytes = ribbon_retrieval_plan_bytes(&plan);
+    CHECK(bytes >= 40);
+    scratch = (uint64_t *)malloc((words ? words : 1) * sizeof(uint64_t));
+    buffer = (uint8_t *)malloc(bytes + 1);
+    copy = (uint8_t *)malloc(bytes + 3);
+    if (!got || !scratch || !buffer || !copy) {
+        abort();
+    }
+    buffer[0] = 0;
+    CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words, buffer + 1, bytes), RIBBON_OK);
+    free(scratch); /* the structure does not need it */
+    /* About value_bits bits per key: at most 12 % (w = 64) or 7 % (w =
+     * 128) over, from a few thousand keys on. */
+    if (n >= 1000) {
+        CHECK((bytes - 40) * 8 <= (size_t)((double)n * value_bits * (width == 64 ? 1.12 : 1.07)));
+    }
+    CHECK_STATUS(ribbon_retrieval_open(&map, buffer + 1, bytes), RIBBON_OK);
+    CHECK(ribbon_retrieval_value_bits(&map) == value_bits);
+    CHECK(ribbon_retrieval_keys(&map) == n);
+    CHECK(ribbon_retrieval_bytes(&map) == bytes);
+    for (i = 0; i < n; i++) {
+        wrong += ribbon_retrieval_get(&map, keys[i]) != values[i];
+    }
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, got), RIBBON_OK);
+    for (i = 0; i < n; i++) {
+        wrong_batch += got[i] != values[i];
+    }
+    if (wrong || wrong_batch) {
+        fprintf(stderr, "retrieval w%u %u bits n = %lu: %lu single and %lu batch values wrong\n",
+                (unsigned)width, (unsigned)value_bits, (unsigned long)n, (unsigned long)wrong,
+                (unsigned long)wrong_batch);
+        failures++;
+    }
+    /* A copy at another alignment opens and answers the same. */
+    memcpy(copy + 3, buffer + 1, bytes);
+    CHECK_STATUS(ribbon_retrieval_open(&copy_map, copy + 3, bytes), RIBBON_OK);
+    CHECK_STATUS(ribbon_retrieval_get_batch(&copy_map, keys, n, got), RIBBON_OK);
+    wrong = 0;
+    for (i = 0; i < n; i++) {
+        wrong += got[i] != values[i] || ribbon_retrieval_get(&copy_map, keys[i]) != values[i];
+    }
+    CHECK(wrong == 0);
+    /* Other hashes: values below 2^value_bits, single equal to batch. */
+    CHECK_STATUS(ribbon_retrieval_get_batch(&copy_map, others, queries, got), RIBBON_OK);
+    wrong = 0;
+    for (i = 0; i < queries; i++) {
+        wrong += (got[i] & ~mask) != 0 || ribbon_retrieval_get(&map, others[i]) != got[i];
+    }
+    CHECK(wrong == 0);
+    /* Not a filter, and a truncated or extended copy does not open. */
+    {
+        ribbon_filter view;
+        CHECK_STATUS(ribbon_filter_open(&view, copy + 3, bytes), RIBBON_ERR_BAD_MAGIC);
+    }
+    CHECK_STATUS(ribbon_retrieval_open(&copy_map, copy + 3, bytes - 1), RIBBON_ERR_TRUNCATED);
+    CHECK(ribbon_retrieval_get(&copy_map, keys[0]) == 0 && ribbon_retrieval_value_bits(&copy_map) == 0);
+    CHECK_STATUS(ribbon_retrieval_open(&copy_map, buffer, bytes + 1), RIBBON_ERR_BAD_MAGIC);
+    CHECK_STATUS(ribbon_retrieval_open(&copy_map, buffer + 1, bytes - (bytes > 40 ? 8 : 0)),
+                 bytes > 40 ? RIBBON_ERR_TRUNCATED : RIBBON_OK);
+    free(keys);
+    free(values);
+    free(others);
+    free(got);
+    free(buffer);
+    free(copy);
+}
+
+/* The retrieval calls' errors: planning, building (conflicting values,
+ * values too wide, NULLs, short buffers, overlaps), opening (truncated or
+ * foreign bytes) and views no open filled in. */
+static void check_retrieval_errors(void) {
+    const size_t n = 2000;
+    uint64_t *keys = random_hashes(707, n + 1);
+    uint64_t *values = random_hashes(708, n + 1);
+    ribbon_retrieval_plan plan, garbage, empty;
+    ribbon_retrieval map, bad;
+    size_t words, bytes, i;
+    uint64_t *scratch, *got;
+    uint8_t *out, *saved;
+    uint64_t keep;
+
+    for (i = 0; i <= n; i++) {
+        values[i] &= 0xff;
+    }
+    /* Planning. */
+    CHECK_STATUS(ribbon_retrieval_plan_init(NULL, 64, 10, 8), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_plan_init(&plan, 32, 10, 8), RIBBON_ERR_INVALID_ARGUMENT);
+    CHECK(ribbon_retrieval_plan_bytes(&plan) == 0 && ribbon_retrieval_plan_scratch_words(&plan) == 0);
+    CHECK_STATUS(ribbon_retrieval_plan_init(&plan, 64, 10, 0), RIBBON_ERR_INVALID_VALUE_BITS);
+    CHECK_STATUS(ribbon_retrieval_plan_init(&plan, 128, 10, 65), RIBBON_ERR_INVALID_VALUE_BITS);
+    CHECK_STATUS(ribbon_retrieval_plan_init(&plan, 64, ((uint64_t)1 << 40) + 1, 8), RIBBON_ERR_TOO_MANY_KEYS);
+    /* 2^40 keys: planned where the sizes fit the address space. */
+    {
+        int32_t st = ribbon_retrieval_plan_init(&plan, 64, (uint64_t)1 << 40, 64);
+        CHECK(sizeof(size_t) < 8 ? st == RIBBON_ERR_TOO_LARGE || st == RIBBON_ERR_TOO_MANY_KEYS : st == RIBBON_OK);
+    }
+    CHECK_STATUS(ribbon_retrieval_plan_init(&empty, 128, 0, 1), RIBBON_OK);
+    CHECK(ribbon_retrieval_plan_bytes(&empty) == 40);
+    memset(&garbage, 0xab, sizeof garbage);
+    CHECK(ribbon_retrieval_plan_scratch_words(&garbage) == 0 && ribbon_retrieval_plan_bytes(NULL) == 0);
+
+    CHECK_STATUS(ribbon_retrieval_plan_init(&plan, 64, n, 8), RIBBON_OK);
+    words = ribbon_retrieval_plan_scratch_words(&plan);
+    bytes = ribbon_retrieval_plan_bytes(&plan);
+    scratch = (uint64_t *)malloc((words + 1) * sizeof(uint64_t));
+    got = (uint64_t *)malloc((n + 1) * sizeof(uint64_t));
+    out = (uint8_t *)malloc(bytes + 8);
+    saved = (uint8_t *)malloc(bytes + 8);
+    if (!scratch || !got || !out || !saved) {
+        abort();
+    }
+
+    /* Building: each failure after a good build zeroes the header, so the
+     * old structure no longer opens. */
+    {
+        int c;
+        for (c = 0; c < 15; c++) {
+            int32_t st = RIBBON_OK, expected = RIBBON_OK;
+            size_t out_len = bytes;
+            CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, bytes), RIBBON_OK);
+            CHECK_STATUS(ribbon_retrieval_open(&map, out, bytes), RIBBON_OK);
+            switch (c) {
+            case 0: /* the same hash twice with different values */
+                expected = RIBBON_ERR_CONFLICTING_VALUES;
+                keep = keys[n / 2];
+                keys[n / 2] = keys[7];
+                values[n / 2] ^= values[7] == values[n / 2] ? 1 : 0;
+                st = ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, out_len);
+                keys[n / 2] = keep;
+                break;
+            case 1: /* a value with a bit at value_bits */
+                expected = RIBBON_ERR_VALUE_TOO_WIDE;
+                keep = values[n - 1];
+                values[n - 1] = 0x100;
+                st = ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, out_len);
+                values[n - 1] = keep;
+                break;
+            case 2: /* the top bit of a 64-bit word */
+                expected = RIBBON_ERR_VALUE_TOO_WIDE;
+                keep = values[0];
+                values[0] = (uint64_t)1 << 63;
+                st = ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, out_len);
+                values[0] = keep;
+                break;
+            case 3:
+                expected = RIBBON_ERR_NULL;
+                st = ribbon_retrieval_build(NULL, keys, values, n, scratch, words, out, out_len);
+                break;
+            case 4:
+                expected = RIBBON_ERR_NULL;
+                st = ribbon_retrieval_build(&plan, NULL, values, n, scratch, words, out, out_len);
+                break;
+            case 5:
+                expected = RIBBON_ERR_NULL;
+                st = ribbon_retrieval_build(&plan, keys, NULL, n, scratch, words, out, out_len);
+                break;
+            case 6:
+                expected = RIBBON_ERR_NULL;
+                st = ribbon_retrieval_build(&plan, keys, values, n, NULL, words, out, out_len);
+                break;
+            case 7: /* one word of scratch too little */
+                expected = RIBBON_ERR_SCRATCH_TOO_SMALL;
+                st = ribbon_retrieval_build(&plan, keys, values, n, scratch, words - 1, out, out_len);
+                break;
+            case 8: /* out one byte short */
+                expected = RIBBON_ERR_OUTPUT_TOO_SMALL;
+                out_len = bytes - 1;
+                st = ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, out_len);
+                break;
+            case 9: /* more keys than planned */
+                expected = RIBBON_ERR_TOO_MANY_KEYS;
+                st = ribbon_retrieval_build(&plan, keys, values, n + 1, scratch, words, out, out_len);
+                break;
+            case 10: /* misaligned values */
+                expected = RIBBON_ERR_MISALIGNED;
+                st = ribbon_retrieval_build(&plan, keys, (const uint64_t *)((const char *)values + 4), n - 1,
+                                            scratch, words, out, out_len);
+                break;
+            case 11: /* misaligned scratch */
+                expected = RIBBON_ERR_MISALIGNED;
+                st = ribbon_retrieval_build(&plan, keys, values, n, (uint64_t *)((char *)scratch + 1), words, out,
+                                            out_len);
+                break;
+            case 12: /* a plan no init call filled in */
+                expected = RIBBON_ERR_UNINITIALIZED;
+                st = ribbon_retrieval_build(&garbage, keys, values, n, scratch, words, out, out_len);
+                break;
+            case 13: /* a filter plan is not a retrieval plan */
+            {
+                ribbon_plan filter_plan;
+                ribbon_retrieval_plan cross;
+                CHECK_STATUS(ribbon_plan_init(&filter_plan, RIBBON_KIND_STANDARD, 64, n, 8000), RIBBON_OK);
+                memcpy(&cross, &filter_plan, sizeof cross);
+                expected = RIBBON_ERR_UNINITIALIZED;
+                st = ribbon_retrieval_build(&cross, keys, values, n, scratch, words, out, out_len);
+                break;
+            }
+            default: /* out shorter than the header: all of it is zeroed */
+                expected = RIBBON_ERR_OUTPUT_TOO_SMALL;
+                out_len = 20;
+                st = ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, out_len);
+                break;
+            }
+            if (st != expected) {
+                fprintf(stderr, "failed retrieval build case %d: status %d (%s), expected %d\n", c, (int)st,
+                        ribbon_status_str(st), (int)expected);
+                failures++;
+            }
+            for (i = 0; i < (out_len < 40 ? out_len : 40); i++) {
+                if (out[i] != 0) {
+                    fprintf(stderr, "failed retrieval build case %d: out[%lu] not zeroed\n", c, (unsigned long)i);
+                    failures++;
+                    break;
+                }
+            }
+            CHECK_STATUS(ribbon_retrieval_open(&map, out, bytes), RIBBON_ERR_BAD_MAGIC);
+        }
+    }
+    /* Equal hashes with equal values are one key. */
+    keys[n / 2] = keys[3];
+    values[n / 2] = values[3];
+    CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, bytes), RIBBON_OK);
+    CHECK_STATUS(ribbon_retrieval_open(&map, out, bytes), RIBBON_OK);
+    CHECK(ribbon_retrieval_get(&map, keys[3]) == values[3] && ribbon_retrieval_keys(&map) == n);
+    /* The write-nothing failures: out NULL, an impossible out_len, and
+     * overlapping buffers (values over out, out over scratch, the plan in
+     * scratch). Hashes and values may overlap: both are only read. */
+    memcpy(saved, out, bytes);
+    CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words, NULL, bytes), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words, out, (size_t)-1),
+                 RIBBON_ERR_TOO_LARGE);
+    CHECK_STATUS(ribbon_retrieval_build(&plan, keys, (const uint64_t *)out + 1, 2, scratch, words, out, bytes),
+                 RIBBON_ERR_OVERLAP);
+    CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words,
+                                        (uint8_t *)(scratch + words - 1), 16),
+                 RIBBON_ERR_OVERLAP);
+    CHECK(memcmp(saved, out, bytes) == 0);
+    {
+        ribbon_retrieval_plan *in_scratch = (ribbon_retrieval_plan *)(scratch + 1);
+        memcpy(in_scratch, &plan, sizeof plan);
+        CHECK_STATUS(ribbon_retrieval_build(in_scratch, keys, values, n, scratch, words, out, bytes),
+                     RIBBON_ERR_OVERLAP);
+        CHECK(memcmp(saved, out, bytes) == 0);
+    }
+    {
+        /* 64-bit values that are the hashes themselves: hashes == values. */
+        ribbon_retrieval_plan wide;
+        size_t wide_words, wide_bytes;
+        uint64_t *wide_scratch;
+        uint8_t *wide_out;
+        CHECK_STATUS(ribbon_retrieval_plan_init(&wide, 128, n, 64), RIBBON_OK);
+        wide_words = ribbon_retrieval_plan_scratch_words(&wide);
+        wide_bytes = ribbon_retrieval_plan_bytes(&wide);
+        wide_scratch = (uint64_t *)malloc(wide_words * sizeof(uint64_t));
+        wide_out = (uint8_t *)malloc(wide_bytes);
+        if (!wide_scratch || !wide_out) {
+            abort();
+        }
+        CHECK_STATUS(ribbon_retrieval_build(&wide, keys, keys, n, wide_scratch, wide_words, wide_out, wide_bytes),
+                     RIBBON_OK);
+        CHECK_STATUS(ribbon_retrieval_open(&bad, wide_out, wide_bytes), RIBBON_OK);
+        for (i = 0; i < n; i++) {
+            CHECK(ribbon_retrieval_get(&bad, keys[i]) == keys[i]);
+        }
+        free(wide_scratch);
+        free(wide_out);
+    }
+
+    /* Opening. */
+    CHECK_STATUS(ribbon_retrieval_open(NULL, out, bytes), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_open(&bad, NULL, bytes), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, 10), RIBBON_ERR_TRUNCATED);
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, 39), RIBBON_ERR_TRUNCATED);
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes - 1), RIBBON_ERR_TRUNCATED);
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes + 1), RIBBON_ERR_TRAILING_BYTES);
+    out[4] = 9;
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes), RIBBON_ERR_UNSUPPORTED_VERSION);
+    out[4] = 1;
+    out[7] = 65;
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes), RIBBON_ERR_CORRUPT_HEADER);
+    out[7] = 8;
+    memcpy(saved, out, bytes);
+    /* The struct inside the bytes it opens: refused, bytes untouched. */
+    {
+        uint64_t *aligned = (uint64_t *)malloc(bytes + sizeof(ribbon_retrieval));
+        if (!aligned) {
+            abort();
+        }
+        memcpy(aligned, out, bytes);
+        CHECK_STATUS(ribbon_retrieval_open((ribbon_retrieval *)(aligned + 2), (const uint8_t *)aligned, bytes),
+                     RIBBON_ERR_OVERLAP);
+        CHECK(memcmp(aligned, out, bytes) == 0);
+        free(aligned);
+    }
+    {
+        ribbon_filter view;
+        CHECK_STATUS(ribbon_filter_open(&view, out, bytes), RIBBON_ERR_BAD_MAGIC);
+    }
+    CHECK_STATUS(ribbon_retrieval_open(&map, out, bytes), RIBBON_OK);
+
+    /* Queries on NULL, unopened and corrupted views; bad batch buffers. */
+    memset(&bad, 0x5a, sizeof bad);
+    CHECK(ribbon_retrieval_get(NULL, keys[0]) == 0);
+    CHECK(ribbon_retrieval_get(&bad, keys[0]) == 0);
+    CHECK(ribbon_retrieval_value_bits(&bad) == 0 && ribbon_retrieval_keys(&bad) == 0 &&
+          ribbon_retrieval_bytes(&bad) == 0);
+    CHECK(ribbon_retrieval_value_bits(NULL) == 0 && ribbon_retrieval_keys(NULL) == 0 &&
+          ribbon_retrieval_bytes(NULL) == 0);
+    CHECK_STATUS(ribbon_retrieval_get_batch(NULL, keys, n, got), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_get_batch(&bad, keys, n, got), RIBBON_ERR_UNINITIALIZED);
+    memcpy(&bad, &map, sizeof bad);
+    bad.opaque[3] ^= 1;
+    CHECK_STATUS(ribbon_retrieval_get_batch(&bad, keys, n, got), RIBBON_ERR_UNINITIALIZED);
+    {
+        /* A filter view is not a retrieval view. */
+        ribbon_plan filter_plan;
+        ribbon_filter view;
+        uint8_t filter[512];
+        CHECK_STATUS(ribbon_plan_init(&filter_plan, RIBBON_KIND_STANDARD, 64, 4, 8000), RIBBON_OK);
+        CHECK_STATUS(ribbon_build(&filter_plan, keys, 4, scratch, words, filter, sizeof filter), RIBBON_OK);
+        CHECK_STATUS(ribbon_filter_open(&view, filter, ribbon_plan_filter_bytes(&filter_plan)), RIBBON_OK);
+        CHECK_STATUS(ribbon_retrieval_open(&bad, filter, ribbon_plan_filter_bytes(&filter_plan)),
+                     RIBBON_ERR_BAD_MAGIC);
+        memcpy(&bad, &view, sizeof bad);
+        CHECK_STATUS(ribbon_retrieval_get_batch(&bad, keys, n, got), RIBBON_ERR_UNINITIALIZED);
+        CHECK(ribbon_retrieval_get(&bad, keys[0]) == 0);
+    }
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, NULL), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, NULL, n, got), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, NULL, 0, NULL), RIBBON_OK);
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, (uint64_t *)((uint8_t *)got + 4)),
+                 RIBBON_ERR_MISALIGNED);
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, keys + 1), RIBBON_ERR_OVERLAP);
+    {
+        /* out over the view struct or the structure's bytes. */
+        uint64_t *arena = (uint64_t *)malloc(bytes + 80);
+        ribbon_retrieval *inside = (ribbon_retrieval *)arena;
+        if (!arena) {
+            abort();
+        }
+        memcpy(arena + 9, out, bytes);
+        CHECK_STATUS(ribbon_retrieval_open(inside, (const uint8_t *)(arena + 9), bytes), RIBBON_OK);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 4, arena + 5), RIBBON_ERR_OVERLAP);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 4, arena + 10), RIBBON_ERR_OVERLAP);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 2, arena + 8), RIBBON_ERR_OVERLAP);
+        /* Touching both is fine. */
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 1, arena + 8), RIBBON_OK);
+        CHECK(arena[8] == values[0]);
+        free(arena);
+    }
+    CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, got), RIBBON_OK);
+    for (i = 0; i < n; i++) {
+        CHECK(got[i] == values[i]);
+    }
+
+    /* Every backend answers the same. */
+    {
+        const uint32_t detected = ribbon_backend();
+        uint32_t b;
+        for (b = 0; b <= RIBBON_BACKEND_PORTABLE; b++) {
+            ribbon_retrieval forced;
+            if (ribbon_set_backend(b) != RIBBON_OK) {
+                continue;
+            }
+            CHECK_STATUS(ribbon_retrieval_open(&forced, out, bytes), RIBBON_OK);
+            CHECK_STATUS(ribbon_retrieval_get_batch(&forced, keys, n, got), RIBBON_OK);
+            for (i = 0; i < n; i++) {
+                CHECK(got[i] == values[i] && ribbon_retrieval_get(&forced, keys[i]) == values[i]);
+            }
+        }
+        CHECK_STATUS(ribbon_set_backend(RIBBON_BACKEND_AUTO), RIBBON_OK);
+        CHECK(ribbon_backend() == detected);
+    }
+    free(keys);
+    free(values);
+    free(scratch);
+    free(got);
+    free(out);
+    free(saved);
+    printf("retrieval errors: plans, builds, opens and bad views refused\n");
+}
+
+/* Random and nearly valid retrieval bytes are refused cleanly; any buffer
+ * that opens answers with values below 2^value_bits. */
+static void check_hostile_retrieval_bytes(void) {
+    uint64_t state = 0x5678;
+    uint8_t bytes[1024];
+    uint64_t hashes[8], got[8];
+    ribbon_retrieval map;
+    int round, accepted = 0;
+    for (round = 0; round < 20000; round++) {
+        size_t len = (size_t)(splitmix(&state) % sizeof bytes);
+        size_t i;
+        for (i = 0; i < len; i++) {
+            bytes[i] = (uint8_t)splitmix(&state);
+        }
+        if (round % 2 == 0 && len >= 40) {
+            memcpy(bytes, "RbnR\001\001", 6);
+            bytes[6] = (bytes[6] & 1) ? 128 : 64;
+            bytes[7] = (uint8_t)(1 + bytes[7] % 64);
+            memset(bytes + 12, 0, 4);
+            memset(bytes + 17, 0, 7);
+            memset(bytes + 25, 0, 15);
+            bytes[24] %= 4;
+            bytes[16] = (uint8_t)(bytes[24] ? bytes[16] % (bytes[24] * bytes[6] + 1) : 0);
+            /* Usually the length the header implies, to reach the payload. */
+            if (round % 4 == 0) {
+                size_t implied = 40 + (size_t)bytes[24] * bytes[7] * (bytes[6] / 8);
+                if (implied <= sizeof bytes) {
+                    len = implied;
+                }
+            }
+        }
+        if (ribbon_retrieval_open(&map, bytes, len) == RIBBON_OK) {
+            uint64_t mask = value_mask(ribbon_retrieval_value_bits(&map));
+            accepted++;
+            for (i = 0; i < 8; i++) {
+                hashes[i] = splitmix(&state);
+            }
+            CHECK_STATUS(ribbon_retrieval_get_batch(&map, hashes, 8, got), RIBBON_OK);
+            for (i = 0; i < 8; i++) {
+                CHECK((got[i] & ~mask) == 0 && ribbon_retrieval_get(&map, hashes[i]) == got[i]);
+            }
+        }
+    }
+    CHECK(accepted > 100);
+    printf("hostile retrieval bytes: %d of 20000 buffers accepted, all queried safely\n", accepted);
+}
+
 int main(void) {
     static const uint32_t widths[2] = {RIBBON_WIDTH_64, RIBBON_WIDTH_128};
     static const size_t sizes[6] = {0, 1, 2, 100, 10000, 100000};
@@ -988,6 +1450,21 @@ int main(void) {
     check_failed_build_leaves_no_filter();
     check_hostile_bytes();
     check_backends();
+    {
+        static const uint32_t value_bits[3] = {1, 8, 64};
+        static const size_t keys[4] = {0, 1, 100, 3000};
+        int b, k;
+        for (w = 0; w < 2; w++) {
+            for (b = 0; b < 3; b++) {
+                for (k = 0; k < 4; k++) {
+                    check_retrieval(widths[w], value_bits[b], keys[k]);
+                }
+            }
+        }
+        printf("retrieval: every key's 1-, 8- and 64-bit value back, single and batch, at any alignment\n");
+    }
+    check_retrieval_errors();
+    check_hostile_retrieval_bytes();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

@@ -9,8 +9,9 @@
  * It builds a filter of every kind and width from a few thousand keys,
  * checks members, the false-positive rate against the filter's own
  * estimate, corrupted and truncated copies, streaming builds, the other
- * planners and the small API calls; and it measures the peak stack of
- * every entry point (stack_probe.h), printed as a markdown table.
+ * planners and the small API calls; builds retrieval structures of 1-, 8-
+ * and 64-bit values and reads every value back; and it measures the peak
+ * stack of every entry point (stack_probe.h), printed as a markdown table.
  *
  * Every failed check prints a "FAIL" line; the exit status is 0 only if
  * all checks passed.
@@ -44,6 +45,10 @@
 #define FW_CHUNK 256u           /* queries per batch call */
 #define FW_FP_ONE_IN 100u       /* ribbon_plan_init_fp_rate target */
 #define FW_BUDGET_BYTES (FW_KEYS + 40u) /* ribbon_plan_init_bytes budget */
+#define FW_RETRIEVAL_KEYS 2000u /* keys per retrieval structure */
+/* Room for the largest of them (64-bit values, at most 10 % over 8 bytes
+ * per key) plus the header and the odd offset. */
+#define FW_RETRIEVAL_BYTES (FW_RETRIEVAL_KEYS * 9u + 1024u)
 
 #define FW_MAX2(a, b) ((a) > (b) ? (a) : (b))
 /* The largest of a sizing macro over every kind and width. */
@@ -76,6 +81,10 @@ static uint8_t fw_filter[FW_FILTER_BYTES + 8];
 /* Corrupted copies; room for "longer than the header says". */
 static uint8_t fw_copy[FW_FILTER_BYTES + 72];
 static uint64_t fw_queries[FW_CHUNK];
+/* Retrieval: a value per key, and a batch of values read back. */
+static uint64_t fw_values[FW_RETRIEVAL_KEYS];
+static uint8_t fw_retrieval[FW_RETRIEVAL_BYTES];
+static uint64_t fw_got[FW_CHUNK];
 static uint8_t fw_answers[FW_KEYS];
 
 /* ---- Output: a line buffer flushed at each newline ---- */
@@ -871,6 +880,66 @@ static void test_api_basics(void) {
              "ribbon_max_banding_scratch_words of kind 4");
 }
 
+/* ---- Retrieval ---- */
+
+/* FW_RETRIEVAL_KEYS keys to value_bits-bit values (the structure at an odd
+ * offset, the scratch the filters'): every key's value back from
+ * ribbon_retrieval_get and ribbon_retrieval_get_batch, the getters, and a
+ * conflicting duplicate refused without leaving a structure behind. */
+static void test_retrieval(uint32_t width, uint32_t value_bits) {
+    const uint64_t mask = value_bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << value_bits) - 1);
+    ribbon_retrieval_plan plan;
+    ribbon_retrieval map;
+    uint64_t state = 5150 + width + value_bits;
+    size_t words, bytes, i, at, wrong = 0;
+
+    set_context(-1, -1, width == RIBBON_WIDTH_64 ? "retrieval w64" : "retrieval w128");
+    make_keys(6160 + width + value_bits, fw_keys, FW_RETRIEVAL_KEYS);
+    for (i = 0; i < FW_RETRIEVAL_KEYS; i++) {
+        fw_values[i] = splitmix64(&state) & mask;
+    }
+    CHECK_STATUS(probe_ribbon_retrieval_plan_init(&plan, width, FW_RETRIEVAL_KEYS, value_bits), RIBBON_OK,
+                 "ribbon_retrieval_plan_init");
+    words = probe_ribbon_retrieval_plan_scratch_words(&plan);
+    bytes = probe_ribbon_retrieval_plan_bytes(&plan);
+    if (!CHECK_LE(words, FW_SCRATCH_WORDS, "retrieval scratch words within the filter scratch") ||
+        !CHECK_LE(bytes + 1, FW_RETRIEVAL_BYTES, "retrieval bytes within their buffer")) {
+        return;
+    }
+    CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, FW_RETRIEVAL_KEYS, fw_scratch, words,
+                                              fw_retrieval + 1, bytes),
+                 RIBBON_OK, "ribbon_retrieval_build");
+    CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes), RIBBON_OK, "ribbon_retrieval_open");
+    CHECK_EQ(probe_ribbon_retrieval_value_bits(&map), value_bits, "ribbon_retrieval_value_bits");
+    CHECK_EQ(probe_ribbon_retrieval_keys(&map), FW_RETRIEVAL_KEYS, "ribbon_retrieval_keys");
+    CHECK_EQ(probe_ribbon_retrieval_bytes(&map), bytes, "ribbon_retrieval_bytes");
+    for (i = 0; i < FW_RETRIEVAL_KEYS; i++) {
+        wrong += probe_ribbon_retrieval_get(&map, fw_keys[i]) != fw_values[i];
+    }
+    CHECK_EQ(wrong, 0, "values wrong from ribbon_retrieval_get");
+    wrong = 0;
+    for (at = 0; at < FW_RETRIEVAL_KEYS; at += FW_CHUNK) {
+        size_t n = FW_RETRIEVAL_KEYS - at < FW_CHUNK ? FW_RETRIEVAL_KEYS - at : FW_CHUNK;
+        CHECK_STATUS(probe_ribbon_retrieval_get_batch(&map, fw_keys + at, n, fw_got), RIBBON_OK,
+                     "ribbon_retrieval_get_batch");
+        for (i = 0; i < n; i++) {
+            wrong += fw_got[i] != fw_values[at + i];
+        }
+    }
+    CHECK_EQ(wrong, 0, "values wrong from ribbon_retrieval_get_batch");
+    /* Refusals go through the same checks: measure them too. */
+    CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes - 1), RIBBON_ERR_TRUNCATED,
+                 "truncated retrieval bytes refused");
+    CHECK_EQ(probe_ribbon_retrieval_get(&map, fw_keys[0]), 0, "ribbon_retrieval_get on a refused view");
+    fw_keys[1] = fw_keys[0];
+    fw_values[1] = fw_values[0] ^ 1;
+    CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, FW_RETRIEVAL_KEYS, fw_scratch, words,
+                                              fw_retrieval + 1, bytes),
+                 RIBBON_ERR_CONFLICTING_VALUES, "conflicting values refused");
+    CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes), RIBBON_ERR_BAD_MAGIC,
+                 "a failed retrieval build leaves no structure");
+}
+
 /* ---- Report ---- */
 
 static void print_stack_table(void) {
@@ -933,6 +1002,11 @@ int firmware_main(void) {
             test_shape(kind, widths[w]);
         }
     }
+
+    test_retrieval(RIBBON_WIDTH_64, 8);
+    test_retrieval(RIBBON_WIDTH_128, 8);
+    test_retrieval(RIBBON_WIDTH_64, 1);
+    test_retrieval(RIBBON_WIDTH_128, 64);
 
     set_context(-1, -1, "stack probe");
     CHECK_EQ(probe_results.overflows, 0, "calls deeper than the probe window");

@@ -3,10 +3,13 @@
  * host, once per backend the CPU has (scalar, AVX2, AVX-512, portable), with the
  * probes of stack_probe.h (paint below the call site, call, scan). Linked
  * against the host archive; may use libc. Builds 10^5-key filters of every
- * kind and width per backend and checks the answers it gets along the way.
+ * kind and width and 10^5-key retrieval structures (8-bit values at w = 64,
+ * 64-bit ones at w = 128) per backend and checks the answers it gets along
+ * the way.
  *
- * Hot calls are sampled: ribbon_contains on 4,000 hashes per filter and
- * ribbon_banding_add on every 64th key; every other call is measured.
+ * Hot calls are sampled: ribbon_contains on 4,000 hashes per filter,
+ * ribbon_retrieval_get on 4,000 keys per structure and ribbon_banding_add
+ * on every 64th key; every other call is measured.
  * Prints a markdown table with one column per backend; exit status 0 when
  * every backend available ran cleanly.
  */
@@ -172,6 +175,47 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
     free(filter);
 }
 
+/* A retrieval structure of KEYS keys to value_bits-bit values (the keys'
+ * own bits): build, open, getters, every value back (ribbon_retrieval_get
+ * sampled on SAMPLE keys), and a truncated copy refused. */
+static void run_retrieval(uint32_t width, uint32_t value_bits, const uint64_t *keys, uint64_t *got) {
+    const uint64_t mask = value_bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << value_bits) - 1);
+    ribbon_retrieval_plan plan;
+    ribbon_retrieval map;
+    size_t words, bytes, i, wrong = 0;
+    uint64_t *values = (uint64_t *)xmalloc(KEYS * sizeof *values);
+    uint64_t *scratch;
+    uint8_t *out;
+
+    for (i = 0; i < KEYS; i++) {
+        values[i] = (keys[i] >> 7) & mask;
+    }
+    EXPECT(probe_ribbon_retrieval_plan_init(&plan, width, KEYS, value_bits) == RIBBON_OK,
+           "ribbon_retrieval_plan_init");
+    words = probe_ribbon_retrieval_plan_scratch_words(&plan);
+    bytes = probe_ribbon_retrieval_plan_bytes(&plan);
+    scratch = (uint64_t *)xmalloc(words * sizeof *scratch);
+    out = (uint8_t *)xmalloc(bytes);
+    EXPECT(probe_ribbon_retrieval_build(&plan, keys, values, KEYS, scratch, words, out, bytes) == RIBBON_OK,
+           "ribbon_retrieval_build");
+    EXPECT(probe_ribbon_retrieval_open(&map, out, bytes) == RIBBON_OK, "ribbon_retrieval_open");
+    EXPECT(probe_ribbon_retrieval_value_bits(&map) == value_bits, "ribbon_retrieval_value_bits");
+    EXPECT(probe_ribbon_retrieval_keys(&map) == KEYS, "ribbon_retrieval_keys");
+    EXPECT(probe_ribbon_retrieval_bytes(&map) == bytes, "ribbon_retrieval_bytes");
+    for (i = 0; i < SAMPLE; i++) {
+        wrong += probe_ribbon_retrieval_get(&map, keys[i]) != values[i];
+    }
+    EXPECT(probe_ribbon_retrieval_get_batch(&map, keys, KEYS, got) == RIBBON_OK, "ribbon_retrieval_get_batch");
+    for (i = 0; i < KEYS; i++) {
+        wrong += got[i] != values[i];
+    }
+    EXPECT(wrong == 0, "every key's value back");
+    EXPECT(probe_ribbon_retrieval_open(&map, out, bytes - 1) == RIBBON_ERR_TRUNCATED, "truncated copy refused");
+    free(values);
+    free(scratch);
+    free(out);
+}
+
 static int cpu_has(const char *feature) {
     __builtin_cpu_init();
     if (strcmp(feature, "avx2") == 0) {
@@ -194,6 +238,7 @@ int main(void) {
     uint64_t *keys = (uint64_t *)xmalloc(KEYS * sizeof *keys);
     uint64_t *others = (uint64_t *)xmalloc(KEYS * sizeof *others);
     uint8_t *answers = (uint8_t *)xmalloc(KEYS);
+    uint64_t *got = (uint64_t *)xmalloc(KEYS * sizeof *got);
     uint64_t state = 42;
     uint32_t kind, b, i;
     int id;
@@ -237,6 +282,8 @@ int main(void) {
             run_shape(kind, RIBBON_WIDTH_64, keys, others, answers);
             run_shape(kind, RIBBON_WIDTH_128, keys, others, answers);
         }
+        run_retrieval(RIBBON_WIDTH_64, 8, keys, got);
+        run_retrieval(RIBBON_WIDTH_128, 64, keys, got);
         EXPECT(probe_results.overflows == 0, "no call deeper than the probe window");
         EXPECT(probe_results.unusable == 0, "probe window inside the stack");
         results[b] = probe_results;
@@ -293,6 +340,7 @@ int main(void) {
     free(keys);
     free(others);
     free(answers);
+    free(got);
     if (failures) {
         printf("stack_hosted: FAIL (%d checks failed)\n", failures);
         return 1;

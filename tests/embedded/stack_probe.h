@@ -62,7 +62,17 @@
     X(VERSION_STR, "ribbon_version_str")                        \
     X(MAX_FILTER_BYTES, "ribbon_max_filter_bytes")              \
     X(MAX_SCRATCH_WORDS, "ribbon_max_scratch_words")            \
-    X(MAX_BANDING_WORDS, "ribbon_max_banding_scratch_words")
+    X(MAX_BANDING_WORDS, "ribbon_max_banding_scratch_words")   \
+    X(RETRIEVAL_PLAN_INIT, "ribbon_retrieval_plan_init")        \
+    X(RETRIEVAL_PLAN_SCRATCH_WORDS, "ribbon_retrieval_plan_scratch_words") \
+    X(RETRIEVAL_PLAN_BYTES, "ribbon_retrieval_plan_bytes")      \
+    X(RETRIEVAL_BUILD, "ribbon_retrieval_build")                \
+    X(RETRIEVAL_OPEN, "ribbon_retrieval_open")                  \
+    X(RETRIEVAL_GET, "ribbon_retrieval_get")                    \
+    X(RETRIEVAL_GET_BATCH, "ribbon_retrieval_get_batch")        \
+    X(RETRIEVAL_VALUE_BITS, "ribbon_retrieval_value_bits")      \
+    X(RETRIEVAL_KEYS, "ribbon_retrieval_keys")                  \
+    X(RETRIEVAL_BYTES, "ribbon_retrieval_bytes")
 
 #define PROBE_ENUM_ITEM(id, name) PROBE_##id,
 enum probe_id { PROBE_ENTRY_POINTS(PROBE_ENUM_ITEM) PROBE_COUNT };
@@ -196,5 +206,15 @@ PROBE_WRAPPER(VERSION_STR, const char *, ribbon_version_str, (void), ())
 PROBE_WRAPPER(MAX_FILTER_BYTES, size_t, ribbon_max_filter_bytes, (uint32_t kind, uint32_t width, uint64_t keys, uint32_t millibits), (kind, width, keys, millibits))
 PROBE_WRAPPER(MAX_SCRATCH_WORDS, size_t, ribbon_max_scratch_words, (uint32_t kind, uint32_t width, uint64_t keys, uint32_t millibits), (kind, width, keys, millibits))
 PROBE_WRAPPER(MAX_BANDING_WORDS, size_t, ribbon_max_banding_scratch_words, (uint32_t kind, uint32_t width, uint64_t keys, uint32_t millibits), (kind, width, keys, millibits))
+PROBE_WRAPPER(RETRIEVAL_PLAN_INIT, int32_t, ribbon_retrieval_plan_init, (ribbon_retrieval_plan *p, uint32_t width, uint64_t num_keys, uint32_t value_bits), (p, width, num_keys, value_bits))
+PROBE_WRAPPER(RETRIEVAL_PLAN_SCRATCH_WORDS, size_t, ribbon_retrieval_plan_scratch_words, (const ribbon_retrieval_plan *p), (p))
+PROBE_WRAPPER(RETRIEVAL_PLAN_BYTES, size_t, ribbon_retrieval_plan_bytes, (const ribbon_retrieval_plan *p), (p))
+PROBE_WRAPPER(RETRIEVAL_BUILD, int32_t, ribbon_retrieval_build, (const ribbon_retrieval_plan *p, const uint64_t *hashes, const uint64_t *values, size_t n, uint64_t *scratch, size_t scratch_words, uint8_t *out, size_t out_len), (p, hashes, values, n, scratch, scratch_words, out, out_len))
+PROBE_WRAPPER(RETRIEVAL_OPEN, int32_t, ribbon_retrieval_open, (ribbon_retrieval *m, const uint8_t *bytes, size_t len), (m, bytes, len))
+PROBE_WRAPPER(RETRIEVAL_GET, uint64_t, ribbon_retrieval_get, (const ribbon_retrieval *m, uint64_t hash), (m, hash))
+PROBE_WRAPPER(RETRIEVAL_GET_BATCH, int32_t, ribbon_retrieval_get_batch, (const ribbon_retrieval *m, const uint64_t *hashes, size_t n, uint64_t *out), (m, hashes, n, out))
+PROBE_WRAPPER(RETRIEVAL_VALUE_BITS, uint32_t, ribbon_retrieval_value_bits, (const ribbon_retrieval *m), (m))
+PROBE_WRAPPER(RETRIEVAL_KEYS, uint64_t, ribbon_retrieval_keys, (const ribbon_retrieval *m), (m))
+PROBE_WRAPPER(RETRIEVAL_BYTES, size_t, ribbon_retrieval_bytes, (const ribbon_retrieval *m), (m))
 
 #endif
