@@ -8,6 +8,11 @@
 //! every replay path runs even before anything was found.
 
 mod common;
+// The retrieval targets' checks (not a module of `common`: included here
+// and by the two fuzz targets only).
+#[allow(dead_code)]
+#[path = "common/retrieval_cases.rs"]
+mod retrieval_cases;
 
 use std::path::PathBuf;
 
@@ -81,5 +86,25 @@ fn replay_banding_oracle() {
         let case = decode::<cases::BandingCase>(&bytes).unwrap_or_else(|| undecodable(&name));
         eprintln!("banding_oracle/{name}");
         cases::check_banding(&case);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_retrieval_from_bytes() {
+    for (name, bytes) in inputs("retrieval_from_bytes") {
+        eprintln!("retrieval_from_bytes/{name}");
+        retrieval_cases::check_retrieval_bytes(&bytes);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_retrieval_build_get() {
+    for (name, bytes) in inputs("retrieval_build_get") {
+        let case = decode::<retrieval_cases::RetrievalBuildCase>(&bytes)
+            .unwrap_or_else(|| undecodable(&name));
+        eprintln!("retrieval_build_get/{name}: {case:?}");
+        retrieval_cases::check_retrieval_build(&case);
     }
 }
