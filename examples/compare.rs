@@ -54,11 +54,7 @@ const SUMMARY: &str = "Compares ribbon-kernel with xorf BinaryFuse8 and pleat on
     keys, in one process, with interleaved rounds.";
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "--keys",
-        value: Some("N"),
-        help: "key count (default 1000000)",
-    },
+    args::KEYS_OPTION,
     OptionSpec {
         name: "--rounds",
         value: Some("R"),

@@ -260,6 +260,13 @@ pub struct OptionSpec {
     pub help: &'static str,
 }
 
+/// `--keys N`, which the examples that build one key set take.
+pub const KEYS_OPTION: OptionSpec = OptionSpec {
+    name: "--keys",
+    value: Some("N"),
+    help: "key count (default 1000000)",
+};
+
 /// The options both examples take after their own: the backends and the
 /// output format.
 pub const SHARED_OPTIONS: &[OptionSpec] = &[
