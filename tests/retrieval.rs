@@ -214,7 +214,12 @@ fn views_of_stored_bytes() {
     let n = if cfg!(miri) { 50 } else { 5000 };
     let keys = hashes(11, n);
     for width in WIDTHS {
-        for bits in [1, 5, 13, 63] {
+        let bits_set: &[u32] = if cfg!(miri) {
+            &[5, 63]
+        } else {
+            &[1, 5, 13, 63]
+        };
+        for &bits in bits_set {
             let vals = values(11, n, bits);
             let plan = RetrievalPlan::new(width, n, bits).unwrap();
             let map = Retrieval::build(&plan, &keys, &vals).unwrap();
@@ -263,7 +268,12 @@ fn hostile_bytes_never_panic() {
             Err(Error::TrailingBytes { .. })
         ));
         for at in 0..ribbon_kernel::HEADER_BYTES {
-            for flip in [1u8, 0x80, 0xff] {
+            let flips: &[u8] = if cfg!(miri) {
+                &[0xff]
+            } else {
+                &[1, 0x80, 0xff]
+            };
+            for &flip in flips {
                 let mut bad = bytes.to_vec();
                 bad[at] ^= flip;
                 if let Ok(view) = RetrievalRef::from_bytes(&bad) {
