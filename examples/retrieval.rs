@@ -8,9 +8,11 @@
 //! (exit status 1 otherwise), and reports bits per key, the overhead over
 //! `value_bits`, build time and `get` / `get_batch` time per key on each
 //! backend (medians of the rounds; queries are the keys, shuffled), and
-//! `get_batch` beside `contains_batch` of a Standard filter of the same
-//! width and bits per key (rounds interleaved; the ratio is the median of
-//! the per-round ratios). The baseline is a `std::collections::HashMap<u64, u64>` of the same keys
+//! `get_batch` beside `contains_batch` of a filter of the same kind
+//! (Bumped or Standard, as the plan picked), width and bits per key, and
+//! of a Standard filter (rounds interleaved; each ratio is the median of
+//! the per-round ratios). Bits per key count every byte, header and
+//! layer table included. The baseline is a `std::collections::HashMap<u64, u64>` of the same keys
 //! and values, queried single-key.
 //!
 //! * `--keys N` (10^6), `--rounds R` (5), `--bits B[,B...]` (value bits;
@@ -115,9 +117,9 @@ fn main() {
     }
     println!("Retrieval of {n} keys; medians of {rounds} rounds, ns per key.\n");
     println!(
-        "| width | value bits | bits/key | overhead | build | backend | get | get_batch | filter batch | ratio |"
+        "| width | value bits | kind | bits/key | overhead | build | backend | get | get_batch | filter batch (same kind) | ratio | Standard filter batch | ratio |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut failed = false;
     for &width in &widths {
         for &bits in &bits_list {
@@ -133,13 +135,16 @@ fn main() {
                 map = Some(Retrieval::build(&plan, &keys, &values).expect("build"));
             });
             let mut map = map.expect("built");
-            // The filter of the same width and bits per key (Standard
-            // Ribbon, as the structure), for the batch ratio.
-            let filter_plan =
-                Plan::new(Kind::Standard, width, n, bits.max(1) * 1000).expect("plan");
-            let mut filter = Filter::build(&filter_plan, &keys).expect("filter");
-            let payload_bits = (map.as_bytes().len() - ribbon_kernel::HEADER_BYTES) as f64 * 8.0;
-            let per_key = payload_bits / n.max(1) as f64;
+            // Filters of the same width and bits per key, of the
+            // structure's kind and Standard, for the batch ratios.
+            let kind = plan.kind();
+            let filter_of = |kind| {
+                let filter_plan = Plan::new(kind, width, n, bits.max(1) * 1000).expect("plan");
+                Filter::build(&filter_plan, &keys).expect("filter")
+            };
+            let mut filter = filter_of(kind);
+            let mut standard = filter_of(Kind::Standard);
+            let per_key = map.as_bytes().len() as f64 * 8.0 / n.max(1) as f64;
             let overhead = (per_key / f64::from(bits) - 1.0) * 100.0;
             for &backend in &backends {
                 map.set_backend(backend).expect("backend");
@@ -160,9 +165,11 @@ fn main() {
                     black_box(acc);
                 });
                 filter.set_backend(backend).expect("backend");
+                standard.set_backend(backend).expect("backend");
                 let mut answers = vec![false; n];
-                // Interleaved rounds: the ratio compares runs side by side.
+                // Interleaved rounds: the ratios compare runs side by side.
                 let (mut batch, mut filter_batch, mut ratio) = (vec![], vec![], vec![]);
+                let (mut standard_batch, mut standard_ratio) = (vec![], vec![]);
                 for _ in 0..rounds {
                     let b = time_per_key(1, n, || {
                         map.get_batch(&queries, &mut out).expect("batch");
@@ -174,14 +181,24 @@ fn main() {
                             .expect("batch");
                         black_box(&answers);
                     });
+                    let f_standard = time_per_key(1, n, || {
+                        standard
+                            .contains_batch(&queries, &mut answers)
+                            .expect("batch");
+                        black_box(&answers);
+                    });
                     batch.push(b);
                     filter_batch.push(f);
                     ratio.push(b / f);
+                    standard_batch.push(f_standard);
+                    standard_ratio.push(b / f_standard);
                 }
                 let (batch, filter_batch, ratio) =
                     (median(batch), median(filter_batch), median(ratio));
+                let (standard_batch, standard_ratio) =
+                    (median(standard_batch), median(standard_ratio));
                 println!(
-                    "| {} | {bits} | {per_key:.3} | {overhead:.2} % | {build:.1} | {} | {single:.2} | {batch:.2} | {filter_batch:.2} | {ratio:.2} |",
+                    "| {} | {bits} | {kind:?} | {per_key:.3} | {overhead:.2} % | {build:.1} | {} | {single:.2} | {batch:.2} | {filter_batch:.2} | {ratio:.2} | {standard_batch:.2} | {standard_ratio:.2} |",
                     width.bits(),
                     backend.name()
                 );

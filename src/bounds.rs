@@ -85,7 +85,7 @@ pub const fn max_scratch_words(kind: Kind, width: Width, num_keys: usize, millib
             return usize::MAX;
         };
         let [rows, next, ordered, counts, thresholds] =
-            bumped_layout::scratch_parts(width, num_keys as u64, &b);
+            bumped_layout::scratch_parts(width, num_keys as u64, 1, &b);
         return saturate((rows + next + ordered + counts + thresholds) as i128);
     }
     let n = num_keys as i128;

@@ -39,43 +39,97 @@ use crate::bumped_layout::{
 use crate::error::Error;
 use crate::hash::{Coeff, Expander, FreeRows, remix, start};
 use crate::kernels::{SolveKernel, prefetch_for_write};
-use crate::layout::{Geometry, HEADER_BYTES, Width};
+use crate::layout::{Family, Geometry, HEADER_BYTES, Width};
 use crate::word::Rows;
 
-/// Remixes `hashes` with the layer's seed (`expander` is the layer's,
-/// Standard without smash) into `ordered`, in banding order: buckets
-/// ascending, each from its last start down. Keys with one start keep
-/// their relative order. Two stable counting sorts, by place within the
-/// bucket into `temp` and then by bucket into `ordered`: their counters
-/// (`counts`, [`sort_counters`]) stay in cache, where one counter
-/// per start (about 8 MB per 10^6 keys) did not. `temp` and `ordered` need
-/// the length of `hashes`; with less, nothing is written and the answer
-/// is `false`.
-pub(crate) fn order_for_banding(
+/// A key as the layers band it: its hash (remixed from layer to layer)
+/// and the right side of its equation. A filter's key is its hash alone
+/// (`u64`), whose result bits are the right side; a retrieval key carries
+/// its value beside the hash (`[hash, value]`).
+pub(crate) trait LayerKey: Copy + bytemuck::Pod {
+    /// The key's hash (as the layer it is in received it).
+    fn hash(self) -> u64;
+    /// The same key with hash `x` (its remix with a layer's seed).
+    fn with_hash(self, x: u64) -> Self;
+    /// The right side of the key's equation, given the result bits its
+    /// hash expands to.
+    fn right_side(self, hash_bits: u64) -> u64;
+    /// Whether `self` and `other` are the same hash with different right
+    /// sides (never for filters: their right side is the hash's).
+    fn contradicts(self, other: Self) -> bool;
+}
+
+impl LayerKey for u64 {
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn with_hash(self, x: u64) -> u64 {
+        x
+    }
+    #[inline(always)]
+    fn right_side(self, hash_bits: u64) -> u64 {
+        hash_bits
+    }
+    fn contradicts(self, _: u64) -> bool {
+        false
+    }
+}
+
+impl LayerKey for [u64; 2] {
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        self[0]
+    }
+    #[inline(always)]
+    fn with_hash(self, x: u64) -> [u64; 2] {
+        [x, self[1]]
+    }
+    #[inline(always)]
+    fn right_side(self, _: u64) -> u64 {
+        self[1]
+    }
+    fn contradicts(self, other: [u64; 2]) -> bool {
+        self[0] == other[0] && self[1] != other[1]
+    }
+}
+
+/// Remixes the keys of `inputs` with the layer's seed (`expander` is the
+/// layer's, Standard without smash) into `ordered`, in banding order:
+/// buckets ascending, each from its last start down. Keys with one start
+/// keep their relative order. Two stable counting sorts, by place within
+/// the bucket into `temp` and then by bucket into `ordered`: their
+/// counters (`counts`, [`sort_counters`]) stay in cache, where one counter
+/// per start (about 8 MB per 10^6 keys) did not. `temp` and `ordered`
+/// need as many keys as `inputs` has; with fewer, nothing is written and
+/// the answer is `false`.
+pub(crate) fn order_for_banding<K: LayerKey>(
     buckets: Buckets,
     expander: &Expander,
-    hashes: &[u64],
+    inputs: impl ExactSizeIterator<Item = K> + Clone,
     counts: &mut [u64],
-    temp: &mut [u64],
-    ordered: &mut [u64],
+    temp: &mut [K],
+    ordered: &mut [K],
 ) -> bool {
+    let n = inputs.len();
     let words = sort_counters(buckets, expander.num_starts);
-    let (Ok(words), true) = (usize::try_from(words), ordered.len() == hashes.len()) else {
+    let (Ok(words), true) = (usize::try_from(words), ordered.len() == n) else {
         return false;
     };
-    let (Some(counts), Some(temp)) = (counts.get_mut(..words), temp.get_mut(..hashes.len())) else {
+    let (Some(counts), Some(temp)) = (counts.get_mut(..words), temp.get_mut(..n)) else {
         return false;
     };
     let mix = expander.seed_mix;
     let start_of = |x: u64| start(x, expander.num_starts, 0);
     // By place within the bucket (how far back from its end), remixing.
-    counting_sort(hashes, temp, counts, |h| {
-        let x = remix(h, mix);
-        (buckets.locate(start_of(x)).1 as usize, x)
+    counting_sort(inputs, temp, counts, |key: K| {
+        let x = remix(key.hash(), mix);
+        (buckets.locate(start_of(x)).1 as usize, key.with_hash(x))
     });
     // By bucket, stable: within a bucket the order above stays.
-    counting_sort(temp, ordered, counts, |x| {
-        (buckets.locate(start_of(x)).0 as usize, x)
+    counting_sort(temp.iter().copied(), ordered, counts, |key: K| {
+        (buckets.locate(start_of(key.hash())).0 as usize, key)
     });
     true
 }
@@ -84,14 +138,14 @@ pub(crate) fn order_for_banding(
 /// also gives the value to store: keys at or past `counts.len()` are
 /// dropped (none are: the callers' keys fit).
 #[inline(always)]
-fn counting_sort(
-    from: &[u64],
-    to: &mut [u64],
+fn counting_sort<K: Copy>(
+    from: impl Iterator<Item = K> + Clone,
+    to: &mut [K],
     counts: &mut [u64],
-    key: impl Fn(u64) -> (usize, u64),
+    key: impl Fn(K) -> (usize, K),
 ) {
     counts.fill(0);
-    for &v in from {
+    for v in from.clone() {
         if let Some(c) = counts.get_mut(key(v).0) {
             *c += 1;
         }
@@ -102,7 +156,7 @@ fn counting_sort(
         *c = total;
         total += here;
     }
-    for &v in from {
+    for v in from {
         let (k, value) = key(v);
         if let Some(next) = counts.get_mut(k) {
             if let Some(slot) = to.get_mut(*next as usize) {
@@ -127,11 +181,11 @@ fn counting_sort(
 /// Large layers are banded in [`BANDING_SEGMENTS`] segments, one step of
 /// each in turn, under the rule of [`boundary_buckets`] (which says why
 /// the outcome is that of banding bucket by bucket under the rule).
-pub(crate) fn band_layer<W: Coeff>(
+pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     buckets: Buckets,
     expander: &Expander,
     rows: &mut [u64],
-    ordered: &mut [u64],
+    ordered: &mut [K],
     thresholds: &mut [u16],
     kept: &mut [u32],
     min_segment_buckets: u64,
@@ -175,10 +229,10 @@ pub(crate) fn band_layer<W: Coeff>(
     };
     // Each lane's keys, thresholds and kept list, split off in turn.
     let (mut keys_rest, mut thresholds_rest, mut kept_rest) = (&mut *ordered, thresholds, kept);
-    let mut lane = |index: usize| -> Result<Lane<'_, W>, ()> {
+    let mut lane = |index: usize| -> Result<Lane<'_, W, K>, ()> {
         let (first, end) = *spans.get(index).ok_or(())?;
         let keys = keys_rest
-            .partition_point(|&x| buckets.locate(start(x, expander.num_starts, 0)).0 < end);
+            .partition_point(|k| buckets.locate(start(k.hash(), expander.num_starts, 0)).0 < end);
         let (lane_keys, k) = core::mem::take(&mut keys_rest)
             .split_at_mut_checked(keys)
             .ok_or(())?;
@@ -288,7 +342,7 @@ fn carve<const N: usize>(rows: &mut [u64], spans: [(usize, usize); N]) -> Option
 /// One lane of [`band_layer`]: a run of buckets (a segment, or a boundary
 /// bucket), with its keys, thresholds and kept list, and the key whose
 /// chain is in flight.
-struct Lane<'a, W: Coeff> {
+struct Lane<'a, W: Coeff, K: LayerKey> {
     buckets: Buckets,
     expander: &'a Expander,
     /// The first start of the lane's first bucket: the row `advance`'s
@@ -298,7 +352,7 @@ struct Lane<'a, W: Coeff> {
     first_bucket: u64,
     /// The lane's keys: the bumped ones are moved to the front (`bumped`
     /// of them).
-    keys: &'a mut [u64],
+    keys: &'a mut [K],
     thresholds: &'a mut [u16],
     /// The current bucket's keys that went into a row: the row (from the
     /// bucket's first start, `bucket_row` in `rows`) and `back` << 16, in
@@ -333,7 +387,7 @@ enum Taken<W> {
     Band(Chain<W>),
 }
 
-impl<W: Coeff> Lane<'_, W> {
+impl<W: Coeff, K: LayerKey> Lane<'_, W, K> {
     /// One elimination step of the key in flight, taking the next key
     /// first if none is; `Ok(false)` once every key is done (or waits).
     /// `rows` begin at `first_row`. Checked indexing throughout (the C ABI
@@ -382,10 +436,10 @@ impl<W: Coeff> Lane<'_, W> {
     /// Takes the next key: bumps it if its bucket's threshold says so.
     #[inline(always)]
     fn take(&mut self, rows: &[u64]) -> Result<Taken<W>, ()> {
-        let Some(&x) = self.keys.get(self.next) else {
+        let Some(&key) = self.keys.get(self.next) else {
             return Ok(Taken::Done);
         };
-        let (s, c, b) = self.expander.expand_remixed::<W>(x);
+        let (s, c, b) = self.expander.expand_remixed::<W>(key.hash());
         let (bucket, back) = self.buckets.locate(s);
         if back >= self.pause_back {
             return Ok(Taken::Done);
@@ -410,12 +464,16 @@ impl<W: Coeff> Lane<'_, W> {
         }
         if back >= self.threshold {
             // Banding order: `back` is at least the threshold.
-            *self.keys.get_mut(self.bumped).ok_or(())? = x;
+            *self.keys.get_mut(self.bumped).ok_or(())? = key;
             self.bumped += 1;
             return Ok(Taken::Bumped);
         }
         self.back = back;
-        Ok(Taken::Band(Chain { i, c, b }))
+        Ok(Taken::Band(Chain {
+            i,
+            c,
+            b: key.right_side(b),
+        }))
     }
 
     /// Records how the key just taken ended: its row, or nothing (implied
@@ -482,7 +540,7 @@ impl<W: Coeff> Lane<'_, W> {
         // The bucket's keys at or past `t` so far, this one last, join the
         // bumped ones (which all lie before the bucket).
         let (buckets, num_starts) = (self.buckets, self.expander.num_starts);
-        let back_of = |x: u64| buckets.locate(start(x, num_starts, 0)).1;
+        let back_of = |k: K| buckets.locate(start(k.hash(), num_starts, 0)).1;
         let j = self.next - 1;
         let mut from = j;
         while from > self.bucket_first && self.keys.get(from - 1).is_some_and(|&y| back_of(y) >= t)
@@ -507,11 +565,15 @@ pub(crate) struct Shape {
     pub(crate) lower_columns: u32,
     pub(crate) upper_millis: u32,
     pub(crate) seed: u32,
+    /// Filter (the keys' right sides come from their hashes) or
+    /// retrieval (each key carries its value): the header's magic, and
+    /// the keys' size in scratch.
+    pub(crate) family: Family,
 }
 
 /// The most a build of some number of keys needs, whatever the keys: its
 /// layers, output bytes and scratch words (each part of the scratch too).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Bounds {
     pub(crate) layers: usize,
     pub(crate) filter_bytes: usize,
@@ -531,7 +593,12 @@ impl Bounds {
             .ok_or(Error::TooLarge)?;
         let words = |x: u128| usize::try_from(x).map_err(|_| Error::TooLarge);
         let filter_bytes = words(b.filter_bytes)?;
-        let [rows, next, ordered, counts, thresholds] = scratch_parts(width, num_keys, &b);
+        let key_words = match shape.family {
+            Family::Filter => 1,
+            Family::Retrieval => 2,
+        };
+        let [rows, next, ordered, counts, thresholds] =
+            scratch_parts(width, num_keys, key_words, &b);
         let bounds = Bounds {
             layers: b.layers,
             filter_bytes,
@@ -570,20 +637,49 @@ pub(crate) fn build(
     scratch: &mut [u64],
     out: &mut [u8],
 ) -> Result<usize, Error> {
+    let keys = hashes.iter().copied();
     match shape.width {
-        Width::W64 => build_as::<u64>(shape, hashes, solve, scratch, out),
-        Width::W128 => build_as::<u128>(shape, hashes, solve, scratch, out),
+        Width::W64 => build_as::<u64, u64>(shape, keys, solve, scratch, out),
+        Width::W128 => build_as::<u128, u64>(shape, keys, solve, scratch, out),
     }
 }
 
-fn build_as<W: Coeff>(
+/// Builds Bumped retrieval layers mapping `hashes[i]` to `values[i]` (as
+/// long; the shape's family is [`Family::Retrieval`]) into `out`, as
+/// [`build`] does. [`Error::ConflictingValues`] when the last layer holds
+/// one hash with two values (every such pair travels there together: the
+/// second of them always contradicts the first, so their bucket bumps
+/// both).
+pub(crate) fn build_values(
     shape: &Shape,
     hashes: &[u64],
+    values: &[u64],
     solve: &SolveKernel,
     scratch: &mut [u64],
     out: &mut [u8],
 ) -> Result<usize, Error> {
-    let n = hashes.len() as u64;
+    let keys = hashes.iter().zip(values).map(|(&h, &v)| [h, v]);
+    match shape.width {
+        Width::W64 => build_as::<u64, [u64; 2]>(shape, keys, solve, scratch, out),
+        Width::W128 => build_as::<u128, [u64; 2]>(shape, keys, solve, scratch, out),
+    }
+}
+
+/// `words` as keys of `K` (a word left over is left out).
+fn keys_of<K: LayerKey>(words: &mut [u64]) -> Option<&mut [K]> {
+    let per_key = size_of::<K>() / 8;
+    let len = words.len() / per_key * per_key;
+    bytemuck::try_cast_slice_mut(words.get_mut(..len)?).ok()
+}
+
+fn build_as<W: Coeff, K: LayerKey>(
+    shape: &Shape,
+    keys: impl ExactSizeIterator<Item = K> + Clone,
+    solve: &SolveKernel,
+    scratch: &mut [u64],
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let n = keys.len() as u64;
     let bounds = Bounds::new(shape, n)?;
     let need = bounds.scratch_words().ok_or(Error::TooLarge)?;
     if scratch.len() < need {
@@ -611,106 +707,128 @@ fn build_as<W: Coeff>(
         .ok_or(short)?;
     let (counts, rest) = rest.split_at_mut_checked(bounds.count_words).ok_or(short)?;
     let thresholds = rest.get_mut(..bounds.threshold_words).ok_or(short)?;
-    let thresholds: &mut [u16] = bytemuck::cast_slice_mut(thresholds);
+    let mut b = LayerBuilder::<W> {
+        shape,
+        solve,
+        rows,
+        counts,
+        thresholds: bytemuck::cast_slice_mut(thresholds),
+        out,
+        // Layer data goes after a table of the most layers there can be;
+        // the gap is closed once the layers are known.
+        data_at: HEADER_BYTES + ENTRY_BYTES * bounds.layers,
+        entries: [None; MAX_LAYERS],
+        layers: 0,
+        seed: shape.seed,
+        cap: n,
+        _word: core::marker::PhantomData,
+    };
+    let ordered = keys_of::<K>(ordered).ok_or(short)?;
+    let next = keys_of::<K>(next).ok_or(short)?;
+    // The first layer takes the keys as given, each later one those the
+    // layer before bumped (kept in `next`).
+    let mut bumped = b.layer(keys, ordered)?;
+    while let Some(k) = bumped {
+        let moved = ordered.get(..k).ok_or(Error::TooLarge)?;
+        next.get_mut(..k)
+            .ok_or(Error::TooLarge)?
+            .copy_from_slice(moved);
+        let inputs = next.get(..k).ok_or(Error::TooLarge)?;
+        bumped = b.layer(inputs.iter().copied(), ordered)?;
+    }
+    b.finish(n, bounds.layers)
+}
 
-    let width = shape.width;
-    let buckets = Buckets::for_width(width);
-    let stride = Rows::stride::<W>(true);
-    let geometry = |blocks| layer_geometry(width, blocks, shape.lower_columns, shape.upper_millis);
-    // Layer data goes after a table of the most layers there can be; the
-    // gap is closed once the layers are known.
-    let reserved = HEADER_BYTES + ENTRY_BYTES * bounds.layers;
-    let mut data_at = reserved;
-    let mut entries = [None::<LayerEntry>; MAX_LAYERS];
-    let mut layers = 0;
-    let mut seed = shape.seed;
-    let mut cap = n;
-    // The layer's keys: `hashes`, then the values the layer before
-    // bumped, kept in `next`.
-    let mut from_next = None;
-    loop {
-        let inputs: &[u64] = match from_next {
-            None => hashes,
-            Some(k) => next.get(..k).ok_or(Error::TooLarge)?,
-        };
+/// The state of a layered build between layers: the scratch parts, the
+/// output and the layer table so far.
+struct LayerBuilder<'a, W> {
+    shape: &'a Shape,
+    solve: &'a SolveKernel,
+    rows: &'a mut [u64],
+    counts: &'a mut [u64],
+    thresholds: &'a mut [u16],
+    out: &'a mut [u8],
+    /// Where the next layer's data goes.
+    data_at: usize,
+    entries: [Option<LayerEntry>; MAX_LAYERS],
+    layers: usize,
+    /// The next seed to try.
+    seed: u32,
+    /// The most keys this layer may have bumped on to it.
+    cap: u64,
+    _word: core::marker::PhantomData<W>,
+}
+
+impl<W: Coeff> LayerBuilder<'_, W> {
+    fn geometry(&self, blocks: u64) -> Result<Geometry, Error> {
+        let s = self.shape;
+        layer_geometry(s.width, blocks, s.lower_columns, s.upper_millis)
+    }
+
+    /// Bands and solves the next layer of `inputs` (`ordered` is scratch
+    /// for as many keys): `Some(k)` when it bumped `k` keys, now at the
+    /// front of `ordered`; `None` when it was the last.
+    fn layer<K: LayerKey>(
+        &mut self,
+        inputs: impl ExactSizeIterator<Item = K> + Clone,
+        ordered: &mut [K],
+    ) -> Result<Option<usize>, Error> {
         let k = inputs.len();
-        let entry = entries.get_mut(layers).ok_or(Error::TooLarge)?;
-        if k as u64 <= LAST_LAYER_KEYS {
-            // The last layer: no thresholds; grown until it builds.
-            for attempt in 0..LAST_LAYER_ATTEMPTS {
-                let g = geometry(last_blocks(width, k as u64, attempt))?;
-                let expander = Expander::new(&g, seed);
-                let rows = rows
-                    .get_mut(..g.num_slots() * stride)
-                    .ok_or(Error::TooLarge)?;
-                rows.fill(0);
-                let banded = g.num_blocks > 0 || k == 0;
-                let consistent = banded
-                    && inputs.iter().all(|&x| {
-                        let (s, c, b) = expander.expand::<W>(x);
-                        insert::<W, true>(rows, s as usize, c, b) != AddOutcome::Inconsistent
-                    });
-                if consistent {
-                    let payload_end = data_at + g.payload_bytes();
-                    let payload = out.get_mut(data_at..payload_end).ok_or(Error::TooLarge)?;
-                    solve.run(
-                        &g,
-                        FreeRows::Pseudorandom(expander.seed_mix),
-                        Rows::new_for(width, rows, true),
-                        payload,
-                    );
-                    *entry = Some(layer_entry(&g, seed, 0, k));
-                    data_at = payload_end;
-                    break;
-                }
-                seed = seed.wrapping_add(1);
-            }
-            if entry.is_none() {
-                return Err(Error::ConstructionFailed);
-            }
-            layers += 1;
-            break;
+        if self.layers >= MAX_LAYERS {
+            return Err(Error::TooLarge);
         }
-        let cap_next = next_cap(width, cap);
-        let mut bumped_count = None;
+        if k as u64 <= LAST_LAYER_KEYS {
+            self.last_layer(inputs)?;
+            return Ok(None);
+        }
+        let (width, stride) = (self.shape.width, Rows::stride::<W>(true));
+        let buckets = Buckets::for_width(width);
+        let cap_next = next_cap(width, self.cap);
+        let ordered = ordered.get_mut(..k).ok_or(Error::TooLarge)?;
         for _ in 0..BUMPING_SEEDS {
-            let g = geometry(bumping_blocks(width, k as u64))?;
-            let expander = Expander::new(&g, seed);
-            let ordered = ordered.get_mut(..k).ok_or(Error::TooLarge)?;
-            // The rows are zeroed after the sort: until then they hold
-            // its intermediate order (1.8 or more words per key).
-            if !order_for_banding(buckets, &expander, inputs, counts, rows, ordered) {
+            let g = self.geometry(bumping_blocks(width, k as u64))?;
+            let expander = Expander::new(&g, self.seed);
+            // The rows hold the sort's intermediate order (they are
+            // sized for it), and are zeroed after.
+            let temp = keys_of::<K>(self.rows).ok_or(Error::TooLarge)?;
+            let counts = &mut *self.counts;
+            if !order_for_banding(buckets, &expander, inputs.clone(), counts, temp, ordered) {
                 return Err(Error::TooLarge);
             }
-            let rows = rows
+            let rows = self
+                .rows
                 .get_mut(..g.num_slots() * stride)
                 .ok_or(Error::TooLarge)?;
             rows.fill(0);
-            let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut *counts);
-            let bumped = band_layer::<W>(
+            let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut *self.counts);
+            let bumped = band_layer::<W, K>(
                 buckets,
                 &expander,
                 rows,
                 ordered,
-                thresholds,
+                self.thresholds,
                 kept,
                 MIN_SEGMENT_BUCKETS,
             )
             .map_err(|()| Error::TooLarge)?;
-            let this_seed = seed;
-            seed = seed.wrapping_add(1);
+            let this_seed = self.seed;
+            self.seed = self.seed.wrapping_add(1);
             let num_buckets =
                 usize::try_from(buckets.count(g.num_starts())).map_err(|_| Error::TooLarge)?;
-            let thresholds = thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
+            let thresholds = self.thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
             let listed = listed_exceptions(buckets, thresholds);
             // Past a cap the plan's bounds allow for: the next seed.
             if bumped as u64 > cap_next || listed as u64 > max_listed(num_buckets as u64) {
                 continue;
             }
+            let data_at = self.data_at;
             let groups_end = data_at + threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
             let listed_end = groups_end + 4 * listed;
             let payload_end = listed_end + g.payload_bytes();
-            let data = out.get_mut(data_at..payload_end).ok_or(Error::TooLarge)?;
+            let data = self
+                .out
+                .get_mut(data_at..payload_end)
+                .ok_or(Error::TooLarge)?;
             let (groups, rest) = data
                 .split_at_mut_checked(groups_end - data_at)
                 .ok_or(Error::TooLarge)?;
@@ -719,46 +837,116 @@ fn build_as<W: Coeff>(
                 .ok_or(Error::TooLarge)?;
             encode_thresholds(buckets, thresholds, groups, list)
                 .map_err(|()| Error::ConstructionFailed)?;
-            solve.run(
+            let rows = self
+                .rows
+                .get_mut(..g.num_slots() * stride)
+                .ok_or(Error::TooLarge)?;
+            self.solve.run(
                 &g,
                 FreeRows::Pseudorandom(expander.seed_mix),
                 Rows::new_for(width, rows, true),
                 payload,
             );
             let listed = u32::try_from(listed).map_err(|_| Error::TooLarge)?;
-            *entry = Some(layer_entry(&g, this_seed, listed, k));
-            data_at = payload_end;
-            bumped_count = Some(bumped);
-            break;
+            *self.entries.get_mut(self.layers).ok_or(Error::TooLarge)? =
+                Some(layer_entry(&g, this_seed, listed, k));
+            self.layers += 1;
+            self.data_at = payload_end;
+            self.cap = cap_next;
+            return Ok(Some(bumped));
         }
-        let bumped = bumped_count.ok_or(Error::ConstructionFailed)?;
-        next.get_mut(..bumped)
-            .ok_or(Error::TooLarge)?
-            .copy_from_slice(ordered.get(..bumped).ok_or(Error::TooLarge)?);
-        from_next = Some(bumped);
-        cap = cap_next;
-        layers += 1;
+        Err(Error::ConstructionFailed)
     }
-    let table_end = HEADER_BYTES + ENTRY_BYTES * layers;
-    close_gap(out, table_end, reserved, data_at).ok_or(Error::TooLarge)?;
-    let header = BumpedHeader {
-        width,
-        // No keys, no columns (the empty layer has no blocks).
-        lower_columns: if n == 0 { 0 } else { shape.lower_columns },
-        seed: shape.seed,
-        num_keys: n,
-        num_layers: layers,
-    };
-    for (i, entry) in entries.iter().take(layers).enumerate() {
-        let at = HEADER_BYTES + ENTRY_BYTES * i;
-        let entry = entry.ok_or(Error::ConstructionFailed)?;
-        let dest = out.get_mut(at..at + ENTRY_BYTES).ok_or(Error::TooLarge)?;
-        dest.copy_from_slice(&entry.encode());
+
+    /// The last layer: no thresholds; grown until it builds.
+    fn last_layer<K: LayerKey>(
+        &mut self,
+        inputs: impl ExactSizeIterator<Item = K> + Clone,
+    ) -> Result<(), Error> {
+        let k = inputs.len();
+        let (width, stride) = (self.shape.width, Rows::stride::<W>(true));
+        for attempt in 0..LAST_LAYER_ATTEMPTS {
+            let g = self.geometry(last_blocks(width, k as u64, attempt))?;
+            let expander = Expander::new(&g, self.seed);
+            let rows = self
+                .rows
+                .get_mut(..g.num_slots() * stride)
+                .ok_or(Error::TooLarge)?;
+            rows.fill(0);
+            let banded = g.num_blocks > 0 || k == 0;
+            let consistent = banded
+                && inputs.clone().all(|key| {
+                    let (s, c, b) = expander.expand::<W>(key.hash());
+                    let b = key.right_side(b);
+                    insert::<W, true>(rows, s as usize, c, b) != AddOutcome::Inconsistent
+                });
+            if consistent {
+                let payload_end = self.data_at + g.payload_bytes();
+                let payload = self
+                    .out
+                    .get_mut(self.data_at..payload_end)
+                    .ok_or(Error::TooLarge)?;
+                self.solve.run(
+                    &g,
+                    FreeRows::Pseudorandom(expander.seed_mix),
+                    Rows::new_for(width, rows, true),
+                    payload,
+                );
+                *self.entries.get_mut(self.layers).ok_or(Error::TooLarge)? =
+                    Some(layer_entry(&g, self.seed, 0, k));
+                self.layers += 1;
+                self.data_at = payload_end;
+                return Ok(());
+            }
+            self.seed = self.seed.wrapping_add(1);
+        }
+        // At most `LAST_LAYER_KEYS` keys: a pass per key finds a hash
+        // given two values.
+        let conflict = inputs
+            .clone()
+            .enumerate()
+            .any(|(i, a)| inputs.clone().skip(i + 1).any(|b| a.contradicts(b)));
+        Err(if conflict {
+            Error::ConflictingValues
+        } else {
+            Error::ConstructionFailed
+        })
     }
-    // The header last: until here a failed build leaves none.
-    let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
-    dest.copy_from_slice(&header.encode());
-    Ok(data_at - (reserved - table_end))
+
+    /// Closes the gap after the layer table (reserved for `reserved_layers`
+    /// layers), writes the table and then the header of `n` keys, and
+    /// answers the length.
+    fn finish(self, n: u64, reserved_layers: usize) -> Result<usize, Error> {
+        let (out, layers) = (self.out, self.layers);
+        let reserved = HEADER_BYTES + ENTRY_BYTES * reserved_layers;
+        let table_end = HEADER_BYTES + ENTRY_BYTES * layers;
+        close_gap(out, table_end, reserved, self.data_at).ok_or(Error::TooLarge)?;
+        let shape = self.shape;
+        let header = BumpedHeader {
+            family: shape.family,
+            width: shape.width,
+            // A filter of no keys has no columns (its layer has no
+            // blocks); a retrieval structure keeps its value bits.
+            lower_columns: if n == 0 && shape.family == Family::Filter {
+                0
+            } else {
+                shape.lower_columns
+            },
+            seed: shape.seed,
+            num_keys: n,
+            num_layers: layers,
+        };
+        for (i, entry) in self.entries.iter().take(layers).enumerate() {
+            let at = HEADER_BYTES + ENTRY_BYTES * i;
+            let entry = entry.ok_or(Error::ConstructionFailed)?;
+            let dest = out.get_mut(at..at + ENTRY_BYTES).ok_or(Error::TooLarge)?;
+            dest.copy_from_slice(&entry.encode());
+        }
+        // The header last: until here a failed build leaves none.
+        let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
+        dest.copy_from_slice(&header.encode());
+        Ok(self.data_at - (reserved - table_end))
+    }
 }
 
 /// Moves `out[from..end]` down to `to` (`to <= from`), in pieces no longer
@@ -873,7 +1061,7 @@ mod tests {
         assert!(order_for_banding(
             buckets,
             &expander,
-            &keys,
+            keys.iter().copied(),
             &mut counts,
             &mut temp,
             &mut ordered
@@ -881,7 +1069,7 @@ mod tests {
         let mut rows = vec![0u64; num_slots as usize * Rows::stride::<W>(true)];
         let mut thresholds = vec![0u16; buckets.count(expander.num_starts) as usize];
         let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut counts);
-        let bumped = band_layer::<W>(
+        let bumped = band_layer::<W, u64>(
             buckets,
             &expander,
             &mut rows,
@@ -1128,6 +1316,7 @@ mod tests {
             lower_columns: r,
             upper_millis: 0,
             seed: 0,
+            family: Family::Filter,
         };
         let bounds = Bounds::new(&shape, keys.len() as u64).expect("bounds");
         let mut scratch = vec![0u64; bounds.scratch_words().expect("fits")];
@@ -1470,7 +1659,7 @@ mod tests {
             let mut keys = [0u64; 1];
             let mut thresholds = [0u16; 1];
             let mut kept = vec![0u32; entries];
-            let mut lane = Lane::<u64> {
+            let mut lane = Lane::<u64, u64> {
                 buckets,
                 expander: &expander,
                 first_row: 0,

@@ -26,7 +26,7 @@
 //! `src/bumped_study.rs` explains the parameters; `src/bump.rs` builds.
 
 use crate::error::Error;
-use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
+use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
 use crate::word::Rows;
 
 /// Most starts per bucket, as a power of two (thresholds fit 9 bits).
@@ -454,19 +454,33 @@ pub(crate) const fn layer_bounds(
     }
 }
 
-/// Scratch words of a build with these bounds ([`layer_bounds`]):
+/// Scratch words of a build with these bounds ([`layer_bounds`]) whose
+/// keys take `key_words` words each (a filter's 1, a retrieval key's 2):
 /// `(rows, next layer's keys, ordered keys, counting sort, thresholds)`.
-pub(crate) const fn scratch_parts(width: Width, num_keys: u64, b: &LayerBounds) -> [u128; 5] {
+/// The rows also hold the first counting sort's keys.
+pub(crate) const fn scratch_parts(
+    width: Width,
+    num_keys: u64,
+    key_words: u64,
+    b: &LayerBounds,
+) -> [u128; 5] {
     let buckets = Buckets::for_width(width);
     let bumps = num_keys > LAST_LAYER_KEYS;
+    let key_words = key_words as u128;
+    let rows = b.max_slots * Rows::stride_for(width, true) as u128;
+    let sorted = if bumps {
+        num_keys as u128 * key_words
+    } else {
+        0
+    };
     [
-        b.max_slots * Rows::stride_for(width, true) as u128,
+        max(rows, sorted),
         if bumps {
-            next_cap(width, num_keys) as u128
+            next_cap(width, num_keys) as u128 * key_words
         } else {
             0
         },
-        num_keys as u128,
+        num_keys as u128 * key_words,
         if bumps {
             order_scratch_words(buckets, width, b.first_starts) as u128
         } else {
@@ -828,6 +842,8 @@ fn threshold_bytes(
 /// The fields of a Bumped filter's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BumpedHeader {
+    /// Filter or retrieval layers (by the magic).
+    pub(crate) family: Family,
     pub(crate) width: Width,
     pub(crate) lower_columns: u32,
     pub(crate) seed: u32,
@@ -838,6 +854,7 @@ pub(crate) struct BumpedHeader {
 impl BumpedHeader {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
         let mut h = crate::layout::header_start(
+            self.family,
             crate::layout::BUMPED_KIND_CODE,
             self.width,
             self.lower_columns,
@@ -849,8 +866,11 @@ impl BumpedHeader {
     }
 
     /// The header fields of `bytes` (magic, version and kind already
-    /// checked by the caller), or [`Error::CorruptHeader`].
+    /// checked by the caller), or [`Error::CorruptHeader`]. A retrieval
+    /// structure has 1 to 64 value bits (its `lower_columns`), keys or
+    /// not; a filter of no keys, no columns.
     fn decode(h: &[u8; HEADER_BYTES]) -> Result<BumpedHeader, Error> {
+        let family = Family::of(h).ok_or(Error::BadMagic)?;
         let u64_at = |i: usize| {
             let mut b = [0xffu8; 8];
             for (d, s) in b.iter_mut().zip(h.iter().skip(i)) {
@@ -863,8 +883,12 @@ impl BumpedHeader {
         let layers = u64_at(24);
         let zero = u64_at(8) >> 32 == 0 && u64_at(32) == 0;
         // No keys, no columns (as for the other kinds without blocks).
+        let columns_ok = match family {
+            Family::Filter => u64_at(16) != 0 || lower_columns == 0,
+            Family::Retrieval => lower_columns != 0,
+        };
         if !zero
-            || (u64_at(16) == 0 && lower_columns != 0)
+            || !columns_ok
             || lower_columns > crate::layout::MAX_COLUMNS
             || u64_at(16) > MAX_KEYS_U64
             || !(1..=MAX_LAYERS as u64).contains(&layers)
@@ -872,6 +896,7 @@ impl BumpedHeader {
             return Err(Error::CorruptHeader);
         }
         Ok(BumpedHeader {
+            family,
             width,
             lower_columns,
             seed: u32::from_le_bytes([h[8], h[9], h[10], h[11]]),
@@ -1025,7 +1050,12 @@ impl<'a> Layers<'a> {
         } else {
             e.num_blocks > 0
         };
-        if !keys_ok || !blocks_ok || e.upper_start_block > e.num_blocks || (last && e.listed != 0) {
+        // Retrieval layers have no upper blocks: every value has its bits.
+        let upper_ok = match h.family {
+            Family::Filter => e.upper_start_block <= e.num_blocks,
+            Family::Retrieval => e.upper_start_block == e.num_blocks,
+        };
+        if !keys_ok || !blocks_ok || !upper_ok || (last && e.listed != 0) {
             return Err(Error::CorruptHeader);
         }
         let blocks = usize::try_from(e.num_blocks).map_err(|_| Error::TooLarge)?;

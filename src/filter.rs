@@ -1,10 +1,10 @@
 //! `FilterRef`: a zero-copy, validated view over a serialized filter.
 
 use crate::backend::Backend;
-use crate::bumped_layout::{self, Buckets, Layers, ThresholdsRef};
+use crate::bumped_layout::{self, Buckets, BumpedHeader, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::{Equation, Expander};
-use crate::kernels::{self, QueryKernels, ScanBumpedFn, bumped_flag};
+use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn, bumped_flag};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 use crate::probe::Parts;
 
@@ -170,7 +170,7 @@ impl<'a> FilterRef<'a> {
 
     /// The backend queries use.
     pub fn backend(&self) -> Backend {
-        self.state.kernels.backend()
+        self.state.backend()
     }
 
     /// The filter's kind.
@@ -346,7 +346,7 @@ pub(crate) struct Validated {
     pub(crate) bumped: Option<BumpedTop>,
 }
 
-/// Keys a Bumped filter's batch query gathers before the second layer
+/// Keys a Bumped structure's batch query gathers before the second layer
 /// answers them (about 2 KB of stack for them; 128 were no faster).
 const BUMPED_BATCH: usize = 64;
 
@@ -355,24 +355,27 @@ const BUMPED_BATCH: usize = 64;
 /// fewer).
 const CACHED_LAYERS: usize = 2;
 
-/// What a view of a Bumped filter keeps besides its first layer's parts
-/// and kernels (`Validated::parts` and `kernels`): where the first layer's
-/// thresholds and payload lie in the bytes (as ranges, so that the state
-/// has no borrow), and the next layers' query state.
+/// What a view of a Bumped structure keeps besides its first layer's
+/// parts and kernels (for a filter, `Validated::parts` and `kernels`):
+/// where the first layer's thresholds and payload lie in the bytes (as
+/// ranges, so that the state has no borrow), and the next layers' query
+/// state. `K` are a layer's kernels: a filter's queries or a retrieval
+/// structure's evaluations ([`LayerKernels`]); the layered query is one
+/// for both.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct BumpedTop {
+pub(crate) struct BumpedTop<K = QueryKernels<Parts>> {
     num_layers: usize,
     buckets: Buckets,
     first: LayerRanges,
-    cached: [Option<CachedLayer>; CACHED_LAYERS],
+    cached: [Option<CachedLayer<K>>; CACHED_LAYERS],
     /// The backend's scan of the first layer's thresholds for batches.
     scan: ScanBumpedFn,
-    /// The filter's serialized length.
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    backend: Backend,
+    /// The serialized length.
     len: usize,
 }
 
-/// Where a layer's thresholds and payload lie in the filter's bytes.
+/// Where a layer's thresholds and payload lie in the structure's bytes.
 #[derive(Clone, Copy, Debug)]
 struct LayerRanges {
     groups: (usize, usize),
@@ -411,25 +414,243 @@ impl LayerRanges {
 
 /// A later layer's query state.
 #[derive(Clone, Copy, Debug)]
-struct CachedLayer {
+struct CachedLayer<K> {
     parts: Parts,
-    kernels: QueryKernels<Parts>,
+    kernels: K,
     ranges: LayerRanges,
     last: bool,
 }
 
-impl CachedLayer {
-    fn new(layer: &bumped_layout::LayerRef<'_>, backend: Backend) -> Result<CachedLayer, Error> {
+impl<K: LayerKernels> CachedLayer<K> {
+    fn new(layer: &bumped_layout::LayerRef<'_>, backend: Backend) -> Result<CachedLayer<K>, Error> {
         let g = layer.geometry;
         Ok(CachedLayer {
             parts: Parts {
                 geometry: g,
                 expander: Expander::new(&g, layer.seed),
             },
-            kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
+            kernels: K::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?,
             ranges: LayerRanges::of(layer),
             last: layer.last,
         })
+    }
+}
+
+impl<K: LayerKernels> BumpedTop<K> {
+    /// The first layer of the Bumped structure `bytes` (validated) and
+    /// what a view keeps of the others, querying with `backend`.
+    pub(crate) fn decode(
+        bytes: &[u8],
+        backend: Backend,
+    ) -> Result<(bumped_layout::LayerRef<'_>, BumpedHeader, BumpedTop<K>), Error> {
+        let mut layers = Layers::new(bytes)?;
+        let header = layers.header();
+        let mut keys = header.num_keys;
+        let first = layers
+            .next_layer(keys, false)
+            .ok_or(Error::CorruptHeader)??;
+        keys = first.num_keys;
+        let mut cached = [None; CACHED_LAYERS];
+        for slot in cached.iter_mut() {
+            match layers.next_layer(keys, false) {
+                Some(layer) => {
+                    let layer = layer?;
+                    keys = layer.num_keys;
+                    *slot = Some(CachedLayer::new(&layer, backend)?);
+                }
+                None => break,
+            }
+        }
+        let top = BumpedTop {
+            scan: kernels::scan_bumped(backend).ok_or(Error::BackendUnavailable)?,
+            backend,
+            num_layers: header.num_layers,
+            buckets: first.thresholds.buckets,
+            first: LayerRanges::of(&first),
+            cached,
+            len: bytes.len(),
+        };
+        Ok((first, header, top))
+    }
+
+    /// The first layer's payload in `bytes`.
+    #[inline(always)]
+    pub(crate) fn first_payload<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        bytes
+            .get(self.first.payload.0..self.first.payload.1)
+            .unwrap_or(&[])
+    }
+
+    /// The serialized length of the structure this was decoded from.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// One key's answer: the first layer's (`parts`, `kernels`; `payload`
+    /// is [`BumpedTop::first_payload`] of `bytes`) unless the key's bucket
+    /// bumped it. Out of line, so that a filter of another kind keeps its
+    /// query one predictable branch and one indirect call.
+    #[inline(never)]
+    pub(crate) fn one(
+        &self,
+        parts: &Parts,
+        kernels: &K,
+        bytes: &[u8],
+        payload: &[u8],
+        hash: u64,
+    ) -> K::Answer {
+        if self.num_layers > 1 {
+            let thresholds = self.first.thresholds(self.buckets, bytes);
+            if let Some(x) = bumped_by(parts, &thresholds, hash) {
+                return self.deeper(bytes, x);
+            }
+        }
+        kernels.one(parts, payload, hash)
+    }
+
+    /// Every hash's answer into `out`, the first layer's kernels (of
+    /// `parts` and `kernels`) first: the keys it bumped (about 1 in 12 at
+    /// w = 64) ask the layers after it, gathered [`BUMPED_BATCH`] at a
+    /// time so that the next layer's batch kernel answers them too.
+    pub(crate) fn batch(
+        &self,
+        parts: &Parts,
+        kernels: &K,
+        bytes: &[u8],
+        hashes: &[u64],
+        out: &mut [K::Answer],
+    ) {
+        kernels.batch(parts, self.first_payload(bytes), hashes, out);
+        if self.num_layers > 1 {
+            self.batch_bumped(parts, bytes, hashes, out);
+        }
+    }
+
+    /// The rest of [`BumpedTop::batch`] once the first layer answered.
+    #[inline(never)]
+    fn batch_bumped(&self, parts: &Parts, bytes: &[u8], hashes: &[u64], out: &mut [K::Answer]) {
+        let thresholds = self.first.thresholds(self.buckets, bytes);
+        let mut bumped = [(0u64, 0usize); BUMPED_BATCH];
+        let mut scanned = 0;
+        while scanned < hashes.len() {
+            let rest = hashes.get(scanned..).unwrap_or(&[]);
+            let (n, count) = (self.scan)(parts, &thresholds, rest, scanned, &mut bumped);
+            self.answer_bumped(bytes, bumped.get(..count).unwrap_or(&[]), out);
+            if n == 0 {
+                // A scan takes at least one key while `bumped` has room;
+                // should one not, the rest go one by one (never skipped:
+                // that could be a false negative).
+                let outs = out.get_mut(scanned..).unwrap_or(&mut []);
+                for (&hash, answer) in rest.iter().zip(outs) {
+                    if let Some(x) = bumped_by(parts, &thresholds, hash) {
+                        *answer = self.deeper(bytes, x);
+                    }
+                }
+                return;
+            }
+            scanned += n;
+        }
+    }
+
+    /// Answers the keys the first layer bumped (what it remixed each to,
+    /// and where its answer goes): those the second layer keeps through
+    /// its batch kernel, the others (1 in 12 of them at w = 64) one by
+    /// one.
+    fn answer_bumped(&self, bytes: &[u8], bumped: &[(u64, usize)], out: &mut [K::Answer]) {
+        let Some(second) = &self.cached[0] else {
+            // A structure of more layers than the view keeps, bytes that
+            // lost the second: key by key.
+            for &(x, i) in bumped {
+                if let Some(answer) = out.get_mut(i) {
+                    *answer = self.deeper(bytes, x);
+                }
+            }
+            return;
+        };
+        let thresholds = second.ranges.thresholds(self.buckets, bytes);
+        let mut kept = [0u64; BUMPED_BATCH];
+        let mut kept_at = [0usize; BUMPED_BATCH];
+        let mut count = 0;
+        for &(x, i) in bumped {
+            if !second.last && bumped_flag(&second.parts, &thresholds, x).0 {
+                if let Some(answer) = out.get_mut(i) {
+                    *answer = self.deeper(bytes, x);
+                }
+            } else if let (Some(k), Some(at)) = (kept.get_mut(count), kept_at.get_mut(count)) {
+                (*k, *at) = (x, i);
+                count += 1;
+            }
+        }
+        let (from, to) = second.ranges.payload;
+        let payload = bytes.get(from..to).unwrap_or(&[]);
+        let mut answers = [K::Answer::default(); BUMPED_BATCH];
+        let (Some(kept), Some(answers)) = (kept.get(..count), answers.get_mut(..count)) else {
+            return;
+        };
+        second.kernels.batch(&second.parts, payload, kept, answers);
+        for (&answer, &i) in answers.iter().zip(&kept_at) {
+            if let Some(out) = out.get_mut(i) {
+                *out = answer;
+            }
+        }
+    }
+
+    /// The layers after the first, for a key the first bumped (`x`: what
+    /// the first layer remixed it to). Bytes that no longer hold a layer
+    /// answer [`LayerKernels::MISSING`].
+    #[inline]
+    fn deeper(&self, bytes: &[u8], mut x: u64) -> K::Answer {
+        for layer in self.cached.iter().flatten() {
+            if !layer.last {
+                let thresholds = layer.ranges.thresholds(self.buckets, bytes);
+                if let Some(y) = bumped_by(&layer.parts, &thresholds, x) {
+                    x = y;
+                    continue;
+                }
+            }
+            let (from, to) = layer.ranges.payload;
+            return match bytes.get(from..to) {
+                Some(payload) => layer.kernels.one(&layer.parts, payload, x),
+                None => K::MISSING,
+            };
+        }
+        self.uncached(bytes, 1 + CACHED_LAYERS, x)
+    }
+
+    /// [`BumpedTop::deeper`] from layer `from` on, decoding the layers
+    /// from the bytes.
+    #[cold]
+    #[inline(never)]
+    fn uncached(&self, bytes: &[u8], from: usize, mut x: u64) -> K::Answer {
+        let Ok(mut layers) = Layers::new(bytes) else {
+            return K::MISSING;
+        };
+        let mut keys = layers.header().num_keys;
+        let mut i = 0;
+        while let Some(Ok(layer)) = layers.next_layer(keys, false) {
+            keys = layer.num_keys;
+            i += 1;
+            if i <= from {
+                continue;
+            }
+            let g = layer.geometry;
+            let parts = Parts {
+                geometry: g,
+                expander: Expander::new(&g, layer.seed),
+            };
+            if !layer.last
+                && let Some(y) = bumped_by(&parts, &layer.thresholds, x)
+            {
+                x = y;
+                continue;
+            }
+            let Some(kernels) = K::for_layer(self.backend, &g) else {
+                return K::MISSING;
+            };
+            return kernels.one(&parts, layer.payload, x);
+        }
+        K::MISSING
     }
 }
 
@@ -517,32 +738,7 @@ impl Validated {
     /// The state of a view of the Bumped filter `bytes` (validated),
     /// querying with `backend`.
     pub(crate) fn for_bumped(bytes: &[u8], backend: Backend) -> Result<Validated, Error> {
-        let mut layers = Layers::new(bytes)?;
-        let header = layers.header();
-        let mut keys = header.num_keys;
-        let first = layers
-            .next_layer(keys, false)
-            .ok_or(Error::CorruptHeader)??;
-        keys = first.num_keys;
-        let mut cached = [None; CACHED_LAYERS];
-        for slot in cached.iter_mut() {
-            match layers.next_layer(keys, false) {
-                Some(layer) => {
-                    let layer = layer?;
-                    keys = layer.num_keys;
-                    *slot = Some(CachedLayer::new(&layer, backend)?);
-                }
-                None => break,
-            }
-        }
-        let top = BumpedTop {
-            scan: kernels::scan_bumped(backend).ok_or(Error::BackendUnavailable)?,
-            num_layers: header.num_layers,
-            buckets: first.thresholds.buckets,
-            first: LayerRanges::of(&first),
-            cached,
-            len: bytes.len(),
-        };
+        let (first, header, top) = BumpedTop::decode(bytes, backend)?;
         let (g, num_keys) = (first.geometry, header.num_keys);
         Validated::of(g, first.seed, header.seed, num_keys, backend, Some(top))
     }
@@ -550,11 +746,10 @@ impl Validated {
     /// The payload the kernels of `parts` read in `bytes` (the filter this
     /// state was decoded from): the first layer's for a Bumped filter.
     pub(crate) fn payload<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
-        let payload = match &self.bumped {
-            None => bytes.get(HEADER_BYTES..),
-            Some(top) => bytes.get(top.first.payload.0..top.first.payload.1),
-        };
-        payload.unwrap_or(&[])
+        match &self.bumped {
+            None => bytes.get(HEADER_BYTES..).unwrap_or(&[]),
+            Some(top) => top.first_payload(bytes),
+        }
     }
 
     /// Whether `hash` may be in the filter `bytes` (which this state was
@@ -563,7 +758,7 @@ impl Validated {
     pub(crate) fn contains(&self, bytes: &[u8], payload: &[u8], hash: u64) -> bool {
         match &self.bumped {
             None => self.kernels.contains(&self.parts, payload, hash),
-            Some(top) => self.contains_bumped(top, bytes, payload, hash),
+            Some(top) => top.one(&self.parts, &self.kernels, bytes, payload, hash),
         }
     }
 
@@ -575,164 +770,12 @@ impl Validated {
         hashes: &[u64],
         out: &mut [bool],
     ) {
-        self.kernels
-            .contains_batch(&self.parts, payload, hashes, out);
-        if let Some(top) = &self.bumped
-            && top.num_layers > 1
-        {
-            self.batch_bumped(top, bytes, hashes, out);
+        match &self.bumped {
+            None => self
+                .kernels
+                .contains_batch(&self.parts, payload, hashes, out),
+            Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
         }
-    }
-
-    /// The rest of [`Validated::contains_batch`] of a Bumped filter: the
-    /// first layer answered every key, and those it bumped (about 1 in 12)
-    /// ask the layers after it, gathered [`BUMPED_BATCH`] at a time so
-    /// that the next layer's batch kernel answers them too.
-    #[inline(never)]
-    fn batch_bumped(&self, top: &BumpedTop, bytes: &[u8], hashes: &[u64], out: &mut [bool]) {
-        let thresholds = top.first.thresholds(top.buckets, bytes);
-        let mut bumped = [(0u64, 0usize); BUMPED_BATCH];
-        let mut scanned = 0;
-        while scanned < hashes.len() {
-            let rest = hashes.get(scanned..).unwrap_or(&[]);
-            let (n, count) = (top.scan)(&self.parts, &thresholds, rest, scanned, &mut bumped);
-            self.answer_bumped(top, bytes, bumped.get(..count).unwrap_or(&[]), out);
-            if n == 0 {
-                // A scan takes at least one key while `bumped` has room;
-                // should one not, the rest go one by one (never skipped:
-                // that could be a false negative).
-                let outs = out.get_mut(scanned..).unwrap_or(&mut []);
-                for (&hash, answer) in rest.iter().zip(outs) {
-                    if let Some(x) = bumped_by(&self.parts, &thresholds, hash) {
-                        *answer = self.contains_deeper(top, bytes, x);
-                    }
-                }
-                return;
-            }
-            scanned += n;
-        }
-    }
-
-    /// Answers the keys the first layer bumped (what it remixed each to,
-    /// and where its answer goes): those the second layer keeps through
-    /// its batch kernel, the others (1 in 12 of them at w = 64) one by
-    /// one.
-    fn answer_bumped(
-        &self,
-        top: &BumpedTop,
-        bytes: &[u8],
-        bumped: &[(u64, usize)],
-        out: &mut [bool],
-    ) {
-        let Some(second) = &top.cached[0] else {
-            // A filter of more layers than the view keeps, bytes that lost
-            // the second: key by key.
-            for &(x, i) in bumped {
-                if let Some(answer) = out.get_mut(i) {
-                    *answer = self.contains_deeper(top, bytes, x);
-                }
-            }
-            return;
-        };
-        let thresholds = second.ranges.thresholds(top.buckets, bytes);
-        let mut kept = [0u64; BUMPED_BATCH];
-        let mut kept_at = [0usize; BUMPED_BATCH];
-        let mut count = 0;
-        for &(x, i) in bumped {
-            if !second.last && bumped_flag(&second.parts, &thresholds, x).0 {
-                if let Some(answer) = out.get_mut(i) {
-                    *answer = self.contains_deeper(top, bytes, x);
-                }
-            } else if let (Some(k), Some(at)) = (kept.get_mut(count), kept_at.get_mut(count)) {
-                (*k, *at) = (x, i);
-                count += 1;
-            }
-        }
-        let (from, to) = second.ranges.payload;
-        let payload = bytes.get(from..to).unwrap_or(&[]);
-        let mut answers = [false; BUMPED_BATCH];
-        let (Some(kept), Some(answers)) = (kept.get(..count), answers.get_mut(..count)) else {
-            return;
-        };
-        second
-            .kernels
-            .contains_batch(&second.parts, payload, kept, answers);
-        for (&answer, &i) in answers.iter().zip(&kept_at) {
-            if let Some(out) = out.get_mut(i) {
-                *out = answer;
-            }
-        }
-    }
-
-    /// [`Validated::contains`] of a Bumped filter: the first layer answers
-    /// unless the key's bucket bumped it. Out of line, so that the other
-    /// kinds' query stays one predictable branch and one indirect call.
-    #[inline(never)]
-    fn contains_bumped(&self, top: &BumpedTop, bytes: &[u8], payload: &[u8], hash: u64) -> bool {
-        if top.num_layers > 1 {
-            let thresholds = top.first.thresholds(top.buckets, bytes);
-            if let Some(x) = bumped_by(&self.parts, &thresholds, hash) {
-                return self.contains_deeper(top, bytes, x);
-            }
-        }
-        self.kernels.contains(&self.parts, payload, hash)
-    }
-
-    /// The layers after the first, for a key the first bumped (`x`: what
-    /// the first layer remixed it to). Bytes that no longer hold a layer
-    /// answer "maybe", never a false negative.
-    #[inline]
-    fn contains_deeper(&self, top: &BumpedTop, bytes: &[u8], mut x: u64) -> bool {
-        for layer in top.cached.iter().flatten() {
-            if !layer.last {
-                let thresholds = layer.ranges.thresholds(top.buckets, bytes);
-                if let Some(y) = bumped_by(&layer.parts, &thresholds, x) {
-                    x = y;
-                    continue;
-                }
-            }
-            let (from, to) = layer.ranges.payload;
-            return match bytes.get(from..to) {
-                Some(payload) => layer.kernels.contains(&layer.parts, payload, x),
-                None => true,
-            };
-        }
-        self.contains_uncached(bytes, 1 + CACHED_LAYERS, x)
-    }
-
-    /// [`Validated::contains_deeper`] from layer `from` on, decoding the
-    /// layers from the bytes.
-    #[cold]
-    #[inline(never)]
-    fn contains_uncached(&self, bytes: &[u8], from: usize, mut x: u64) -> bool {
-        let Ok(mut layers) = Layers::new(bytes) else {
-            return true;
-        };
-        let mut keys = layers.header().num_keys;
-        let mut i = 0;
-        while let Some(Ok(layer)) = layers.next_layer(keys, false) {
-            keys = layer.num_keys;
-            i += 1;
-            if i <= from {
-                continue;
-            }
-            let g = layer.geometry;
-            let parts = Parts {
-                geometry: g,
-                expander: Expander::new(&g, layer.seed),
-            };
-            if !layer.last
-                && let Some(y) = bumped_by(&parts, &layer.thresholds, x)
-            {
-                x = y;
-                continue;
-            }
-            let Some(kernels) = QueryKernels::for_filter(self.backend(), &g) else {
-                return true;
-            };
-            return kernels.contains(&parts, layer.payload, x);
-        }
-        true
     }
 
     /// The backend the kernels belong to.
@@ -744,7 +787,7 @@ impl Validated {
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn filter_bytes(&self) -> usize {
         match &self.bumped {
-            Some(top) => top.len,
+            Some(top) => top.len(),
             None => self.parts.geometry.filter_bytes(),
         }
     }

@@ -316,6 +316,52 @@ impl EvalKernels<Parts> {
     }
 }
 
+/// The kernels of one layer of a Bumped structure, as the layered query
+/// (`filter::BumpedTop`) uses them: a filter layer's answers (`bool`) or
+/// a retrieval layer's values (`u64`).
+pub(crate) trait LayerKernels: Copy + core::fmt::Debug {
+    type Answer: Copy + Default + core::fmt::Debug;
+    /// The answer for a key whose layer the bytes no longer hold: "maybe"
+    /// for a filter (never a false negative), 0 for retrieval.
+    const MISSING: Self::Answer;
+    /// `backend`'s kernels for a layer of geometry `g` (Standard).
+    fn for_layer(backend: Backend, g: &Geometry) -> Option<Self>;
+    fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> Self::Answer;
+    fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [Self::Answer]);
+}
+
+impl LayerKernels for QueryKernels<Parts> {
+    type Answer = bool;
+    const MISSING: bool = true;
+    fn for_layer(backend: Backend, g: &Geometry) -> Option<Self> {
+        Self::for_filter(backend, g)
+    }
+    #[inline(always)]
+    fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> bool {
+        self.contains(parts, payload, x)
+    }
+    #[inline(always)]
+    fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [bool]) {
+        self.contains_batch(parts, payload, xs, out);
+    }
+}
+
+impl LayerKernels for EvalKernels<Parts> {
+    type Answer = u64;
+    const MISSING: u64 = 0;
+    fn for_layer(backend: Backend, g: &Geometry) -> Option<Self> {
+        Self::for_retrieval(backend, g)
+    }
+    #[inline(always)]
+    fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> u64 {
+        self.get(parts, payload, x)
+    }
+    #[inline(always)]
+    fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [u64]) {
+        self.get_batch(parts, payload, xs, out);
+    }
+}
+
 /// `backend`'s scan of a Bumped filter's first layer for batch queries
 /// (vector code on AVX2 and AVX-512, the scalar scan elsewhere), or `None`
 /// where this CPU or build lacks the backend.

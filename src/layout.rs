@@ -328,7 +328,35 @@ impl ColumnMasks {
 /// Serialized header length in bytes.
 pub const HEADER_BYTES: usize = 40;
 const MAGIC: [u8; 4] = *b"RbnK";
+/// Magic of a serialized retrieval structure (`src/retrieval.rs`).
+const RETRIEVAL_MAGIC: [u8; 4] = *b"RbnR";
 const VERSION: u8 = 1;
+
+/// What a serialized structure holds: a filter (magic `RbnK`) or a
+/// retrieval structure (`RbnR`). Both lay their headers out alike, so
+/// that each refuses the other's bytes by magic alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Family {
+    Filter,
+    Retrieval,
+}
+
+impl Family {
+    pub(crate) const fn magic(self) -> [u8; 4] {
+        match self {
+            Family::Filter => MAGIC,
+            Family::Retrieval => RETRIEVAL_MAGIC,
+        }
+    }
+
+    /// The family whose magic `h` starts with.
+    pub(crate) fn of(h: &[u8]) -> Option<Family> {
+        let magic = h.get(..4)?;
+        [Family::Filter, Family::Retrieval]
+            .into_iter()
+            .find(|f| f.magic() == magic)
+    }
+}
 
 /// The decoded header of a serialized filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -341,7 +369,13 @@ pub(crate) struct Header {
 impl Header {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
         let g = &self.geometry;
-        let mut h = header_start(g.kind.code() as u8, g.width, g.lower_columns, self.seed);
+        let mut h = header_start(
+            Family::Filter,
+            g.kind.code() as u8,
+            g.width,
+            g.lower_columns,
+            self.seed,
+        );
         put(&mut h, 16, &self.num_keys.to_le_bytes());
         put(&mut h, 24, &(g.num_blocks as u64).to_le_bytes());
         put(&mut h, 32, &(g.upper_start_block as u64).to_le_bytes());
@@ -426,13 +460,14 @@ pub(crate) fn exact_length(len: usize, given: usize) -> Result<(), Error> {
 /// columns, seed and the reserved zeros), the rest zero: what every kind's
 /// header starts with.
 pub(crate) fn header_start(
+    family: Family,
     kind_code: u8,
     width: Width,
     lower_columns: u32,
     seed: u32,
 ) -> [u8; HEADER_BYTES] {
     let mut h = [0u8; HEADER_BYTES];
-    put(&mut h, 0, &MAGIC);
+    put(&mut h, 0, &family.magic());
     h[4] = VERSION;
     h[5] = kind_code;
     h[6] = width.bits() as u8;
@@ -444,8 +479,14 @@ pub(crate) fn header_start(
 /// Whether `bytes` start with a Bumped Ribbon filter's magic, version and
 /// kind code ([`BUMPED_KIND_CODE`]).
 pub(crate) fn is_bumped(bytes: &[u8]) -> bool {
+    is_bumped_of(Family::Filter, bytes)
+}
+
+/// Whether `bytes` start with the header of a Bumped structure of
+/// `family`.
+pub(crate) fn is_bumped_of(family: Family, bytes: &[u8]) -> bool {
     bytes.len() >= HEADER_BYTES
-        && bytes[..4] == MAGIC
+        && bytes[..4] == family.magic()
         && bytes[4] == VERSION
         && bytes[5] == BUMPED_KIND_CODE
 }

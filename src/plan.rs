@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::filter::FilterRef;
 use crate::fp;
 use crate::kernels::SolveKernel;
-use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width};
+use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width};
 
 /// Most key hashes one plan accepts: 2^40 (or `usize::MAX` where that is
 /// smaller), which keeps every sizing product far from `u128` overflow.
@@ -367,6 +367,7 @@ impl Plan {
             lower_columns: self.geometry.lower_columns,
             upper_millis: self.upper_millis,
             seed: self.seed,
+            family: Family::Filter,
         }
     }
 

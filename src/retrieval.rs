@@ -9,19 +9,33 @@
 //! evaluation is the filter kernels' without the comparison
 //! (`kernels::EvalKernels`).
 //!
+//! Large sets are built on Bumped Ribbon (`src/bump.rs`): each key
+//! carries its value through the layers' sorts and bumps, and a query
+//! evaluates the layer its key stayed in (the filter's layered query,
+//! `filter::BumpedTop`, with evaluation kernels). Small sets, where the
+//! Bumped layers' slack would cost more, use one Standard Ribbon.
+//!
 //! Serialized form: a 40-byte header laid out as a filter's (magic
-//! `RbnR`, version 1, kind code 1 for Standard Ribbon, width in bits,
-//! value bits, seed, four zero bytes, key count, blocks, eight zero
-//! bytes), then the ICML payload of `value_bits` columns per block. The
+//! `RbnR`, version 1, kind code, width in bits, value bits, seed). Kind
+//! code 1, Standard Ribbon: four zero bytes, key count, blocks, eight zero
+//! bytes, then the ICML payload of `value_bits` columns per block. Kind
+//! code 3, Bumped Ribbon: the Bumped filters' layer table and layers
+//! (`src/bumped_layout.rs`), every block with `value_bits` columns. The
 //! distinct magic keeps a filter from opening as a retrieval structure and
 //! the other way round.
 
 use crate::backend::Backend;
 use crate::band::{self, AddOutcome, insert};
+use crate::bump::{self, Bounds, Shape};
+use crate::bumped_layout::{self, LAST_LAYER_KEYS, Layers};
 use crate::error::Error;
+use crate::filter::BumpedTop;
 use crate::hash::{Coeff, Expander, FreeRows};
 use crate::kernels::{EvalKernels, SolveKernel};
-use crate::layout::{Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width, column_mask};
+use crate::layout::{
+    Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width, column_mask,
+    header_start, is_bumped_of,
+};
 use crate::plan::{MAX_KEYS, MAX_SEEDS, standard_blocks};
 use crate::probe::Parts;
 use crate::word::Rows;
@@ -29,8 +43,6 @@ use crate::word::Rows;
 /// The most bits a value may have.
 pub const MAX_VALUE_BITS: u32 = MAX_COLUMNS;
 
-/// Magic of a serialized retrieval structure.
-const MAGIC: [u8; 4] = *b"RbnR";
 /// Its format version.
 const VERSION: u8 = 1;
 
@@ -62,14 +74,21 @@ pub struct RetrievalPlan {
     /// Backend for back-substitution and the returned view; `None` means
     /// [`Backend::current`].
     backend: Option<Backend>,
+    /// The Bumped layers' bounds, for a plan on Bumped Ribbon.
+    bumped: Option<Bounds>,
 }
 
 impl RetrievalPlan {
     /// Plans a structure that maps up to `num_keys` key hashes to values
-    /// of `value_bits` bits (1 to [`MAX_VALUE_BITS`]), on Standard Ribbon
-    /// of width `width`: its slots get the overhead for which about 19
-    /// builds in 20 succeed with the first seed (a failed seed is retried
-    /// with the next, up to [`MAX_SEEDS`]).
+    /// of `value_bits` bits (1 to [`MAX_VALUE_BITS`]), with ribbons of
+    /// width `width`, on the kind that writes fewer bytes for that many
+    /// keys ([`RetrievalPlan::with_kind`] picks one): Bumped Ribbon from
+    /// 10,000 keys at w = 64 and 30,000 at w = 128 (0.1-0.4 % over
+    /// `value_bits` bits per key at w = 128 and 10^6 keys), Standard
+    /// Ribbon below (its slots get the
+    /// overhead for which about 19 builds in 20 succeed with the first
+    /// seed; a failed seed is retried with the next, up to
+    /// [`MAX_SEEDS`]).
     ///
     /// [`Error::InvalidValueBits`] outside 1..=64, [`Error::TooManyKeys`]
     /// past [`MAX_KEYS`], [`Error::TooLarge`] where the buffers would not
@@ -94,13 +113,48 @@ impl RetrievalPlan {
             seed: 0,
             max_seeds: MAX_SEEDS,
             backend: None,
+            bumped: None,
         };
         // The scratch must fit too.
         scratch_parts(&geometry, num_keys)
             .and_then(|(rows, sort)| rows.checked_add(sort)?.checked_mul(8))
             .filter(|&bytes| bytes <= isize::MAX as usize)
             .ok_or(Error::TooLarge)?;
-        Ok(plan)
+        if num_keys < bumped_from(width) {
+            return Ok(plan);
+        }
+        plan.with_kind(Kind::Bumped)
+    }
+
+    /// The same plan on `kind`: [`Kind::Standard`] or [`Kind::Bumped`]
+    /// ([`Error::Unsupported`] for the others, which have no right sides
+    /// to carry values).
+    pub fn with_kind(self, kind: Kind) -> Result<RetrievalPlan, Error> {
+        let bumped = match kind {
+            Kind::Standard => None,
+            Kind::Bumped => Some(Bounds::new(&self.shape(), self.num_keys as u64)?),
+            Kind::Homogeneous | Kind::StandardSmash => return Err(Error::Unsupported),
+        };
+        Ok(RetrievalPlan { bumped, ..self })
+    }
+
+    /// The kind the structure is built on.
+    pub fn kind(&self) -> Kind {
+        match self.bumped {
+            Some(_) => Kind::Bumped,
+            None => Kind::Standard,
+        }
+    }
+
+    /// The Bumped layers' shape: every block with `value_bits` columns.
+    fn shape(&self) -> Shape {
+        Shape {
+            width: self.geometry.width,
+            lower_columns: self.value_bits,
+            upper_millis: 0,
+            seed: self.seed,
+            family: Family::Retrieval,
+        }
     }
 
     /// The same plan with a different first seed (see
@@ -110,7 +164,8 @@ impl RetrievalPlan {
         RetrievalPlan { seed, ..self }
     }
 
-    /// The same plan trying at most `seeds` seeds (at least 1).
+    /// The same plan trying at most `seeds` seeds (at least 1) on
+    /// Standard Ribbon (Bumped layers try a fixed number per layer).
     pub fn with_max_seeds(self, seeds: u32) -> RetrievalPlan {
         RetrievalPlan {
             max_seeds: seeds.max(1),
@@ -150,24 +205,37 @@ impl RetrievalPlan {
         self.num_keys
     }
 
-    /// Slots (rows of the solution; each holds `value_bits` bits).
+    /// Slots (rows of the solution; each holds `value_bits` bits) of a
+    /// Standard plan; 0 for a Bumped one (whose layers are sized as its
+    /// keys bump: [`RetrievalRef::num_slots`] tells).
     pub fn num_slots(&self) -> usize {
-        self.geometry.num_slots()
+        match self.bumped {
+            Some(_) => 0,
+            None => self.geometry.num_slots(),
+        }
     }
 
     /// `u64` words of scratch [`RetrievalPlan::build`] needs: the banded
     /// system, and the keys with their values in start order (two words
-    /// per planned key) with one counter per start bucket.
+    /// per planned key) with one counter per start bucket; for Bumped
+    /// layers, also the keys the first layer bumps.
     pub fn scratch_words(&self) -> usize {
+        if let Some(bounds) = self.bumped {
+            return bounds.scratch_words().unwrap_or(usize::MAX);
+        }
         scratch_parts(&self.geometry, self.num_keys)
             .and_then(|(rows, sort)| rows.checked_add(sort))
             .unwrap_or(usize::MAX)
     }
 
-    /// Bytes of the serialized structure, header included: what
-    /// [`RetrievalPlan::build`] writes.
+    /// Bytes of the serialized structure, header included: the most
+    /// [`RetrievalPlan::build`] writes (for Bumped layers, builds write
+    /// what their keys need, within about 0.5 % of this).
     pub fn retrieval_bytes(&self) -> usize {
-        self.geometry.filter_bytes()
+        match self.bumped {
+            Some(bounds) => bounds.filter_bytes,
+            None => self.geometry.filter_bytes(),
+        }
     }
 
     /// Builds the structure that maps `hashes[i]` to `values[i]` into
@@ -181,9 +249,9 @@ impl RetrievalPlan {
     /// is cut off silently). More hashes than planned are
     /// [`Error::TooManyKeys`]; `values` shorter or longer than `hashes`,
     /// [`Error::LengthMismatch`]. An inconsistent system (a linear
-    /// dependency among the keys' rows, about 1 build in 20) is retried
-    /// with the next seed; [`Error::ConstructionFailed`] after the plan's
-    /// seeds. On every error the header bytes are zeroed, so that a
+    /// dependency among the keys' rows, about 1 Standard build in 20) is
+    /// retried with the next seed; [`Error::ConstructionFailed`] after the
+    /// plan's seeds (Bumped layers: crafted hashes). On every error the header bytes are zeroed, so that a
     /// structure built earlier in `out` does not survive as if it were
     /// this one.
     pub fn build<'o>(
@@ -242,6 +310,17 @@ impl RetrievalPlan {
         let backend = self.backend();
         let solve =
             SolveKernel::new(backend, self.geometry.width).ok_or(Error::BackendUnavailable)?;
+        if self.bumped.is_some() {
+            let scratch = scratch
+                .get_mut(..needed)
+                .ok_or(Error::ScratchTooSmall { needed, given })?;
+            return match bump::build_values(&self.shape(), hashes, values, &solve, scratch, out) {
+                Err(Error::ConstructionFailed) if has_conflict(hashes, values, scratch) => {
+                    Err(Error::ConflictingValues)
+                }
+                result => result,
+            };
+        }
         for attempt in 0..self.max_seeds {
             let seed = self.seed.wrapping_add(attempt);
             let banded = match self.geometry.width {
@@ -278,6 +357,20 @@ impl RetrievalPlan {
             }
         }
         Err(Error::ConstructionFailed)
+    }
+}
+
+/// Keys from which a plan takes Bumped layers: where they write fewer
+/// bytes than Standard Ribbon (measured over 1, 8 and 64 value bits:
+/// from about 6,000-10,000 keys at w = 64 and 20,000-30,000 at w = 128,
+/// whose Standard Ribbon needs less slack). Below, the Bumped layers'
+/// last one, sized for up to [`LAST_LAYER_KEYS`] keys with slack for
+/// retries, and their thresholds cost more than Standard's overhead.
+const fn bumped_from(width: Width) -> usize {
+    const { assert!(LAST_LAYER_KEYS < 10_000) };
+    match width {
+        Width::W64 => 10_000,
+        Width::W128 => 30_000,
     }
 }
 
@@ -359,6 +452,72 @@ fn conflicts(hashes: &[u64], values: &[u64], seed: u32, x: u64, value: u64) -> b
         .any(|(&h, &v)| v != value && crate::hash::remix(h, seed_mix) == x)
 }
 
+/// Whether some hash comes with two values: the pairs sorted in
+/// `scratch` (a heapsort: no allocation, and no worse than n log n
+/// whatever the hashes), then neighbours compared. For a Bumped build that
+/// failed, where a conflict can crowd the layers before the last one
+/// (whose own check names it). `scratch` holds at least two words per key
+/// (the plans' scratch does); without them, `false`.
+fn has_conflict(hashes: &[u64], values: &[u64], scratch: &mut [u64]) -> bool {
+    let words = scratch.len() / 2 * 2;
+    let Some(Ok(pairs)) = scratch
+        .get_mut(..words)
+        .map(bytemuck::try_cast_slice_mut::<u64, [u64; 2]>)
+    else {
+        return false;
+    };
+    let Some(pairs) = pairs.get_mut(..hashes.len()) else {
+        return false;
+    };
+    for ((pair, &h), &v) in pairs.iter_mut().zip(hashes).zip(values) {
+        *pair = [h, v];
+    }
+    heapsort(pairs);
+    pairs
+        .windows(2)
+        .any(|w| w[0][0] == w[1][0] && w[0][1] != w[1][1])
+}
+
+/// Sorts `v` ascending, in place, with checked indexing only (no panic
+/// path for the C ABI).
+fn heapsort(v: &mut [[u64; 2]]) {
+    fn swap(v: &mut [[u64; 2]], a: usize, b: usize) {
+        if let (Some(&x), Some(&y)) = (v.get(a), v.get(b)) {
+            if let Some(p) = v.get_mut(a) {
+                *p = y;
+            }
+            if let Some(p) = v.get_mut(b) {
+                *p = x;
+            }
+        }
+    }
+    // Moves `v[root]` down the heap of `v[..end]`.
+    fn sift(v: &mut [[u64; 2]], mut root: usize, end: usize) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && v.get(child) < v.get(child + 1) {
+                child += 1;
+            }
+            if v.get(root) >= v.get(child) {
+                return;
+            }
+            swap(v, root, child);
+            root = child;
+        }
+    }
+    let n = v.len();
+    for root in (0..n / 2).rev() {
+        sift(v, root, n);
+    }
+    for end in (1..n).rev() {
+        swap(v, 0, end);
+        sift(v, 0, end);
+    }
+}
+
 /// The decoded header of a serialized retrieval structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct RetrievalHeader {
@@ -370,13 +529,13 @@ struct RetrievalHeader {
 
 impl RetrievalHeader {
     fn encode(&self) -> [u8; HEADER_BYTES] {
-        let mut h = [0u8; HEADER_BYTES];
-        h[..4].copy_from_slice(&MAGIC);
-        h[4] = VERSION;
-        h[5] = Kind::Standard.code() as u8;
-        h[6] = self.geometry.width.bits() as u8;
-        h[7] = self.value_bits as u8;
-        h[8..12].copy_from_slice(&self.seed.to_le_bytes());
+        let mut h = header_start(
+            Family::Retrieval,
+            Kind::Standard.code() as u8,
+            self.geometry.width,
+            self.value_bits,
+            self.seed,
+        );
         h[16..24].copy_from_slice(&self.num_keys.to_le_bytes());
         h[24..32].copy_from_slice(&(self.geometry.num_blocks as u64).to_le_bytes());
         h
@@ -402,7 +561,7 @@ impl RetrievalHeader {
             b.copy_from_slice(&h[i..i + 8]);
             u64::from_le_bytes(b)
         };
-        if h[..4] != MAGIC {
+        if Family::of(h) != Some(Family::Retrieval) {
             return Err(Error::BadMagic);
         }
         if h[4] != VERSION {
@@ -469,17 +628,25 @@ pub struct RetrievalRef<'a> {
 /// What a view decodes from its header: everything but the bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RetrievalState {
+    /// The geometry and seed of the (first) layer.
     parts: Parts,
     value_bits: u32,
     seed: u32,
     num_keys: u64,
+    /// Slots of every layer.
+    num_slots: usize,
     kernels: EvalKernels<Parts>,
+    /// Bumped layers: the first's ranges and the next ones' state.
+    bumped: Option<BumpedTop<EvalKernels<Parts>>>,
 }
 
 impl RetrievalState {
     /// The state of the structure `bytes` (validated here), evaluating
     /// with `backend`.
     pub(crate) fn decode(bytes: &[u8], backend: Backend) -> Result<RetrievalState, Error> {
+        if is_bumped_of(Family::Retrieval, bytes) {
+            return RetrievalState::decode_bumped(bytes, backend);
+        }
         let h = RetrievalHeader::decode(bytes)?;
         let g = h.geometry;
         Ok(RetrievalState {
@@ -490,33 +657,98 @@ impl RetrievalState {
             value_bits: h.value_bits,
             seed: h.seed,
             num_keys: h.num_keys,
+            num_slots: g.num_slots(),
             kernels: EvalKernels::for_retrieval(backend, &g).ok_or(Error::BackendUnavailable)?,
+            bumped: None,
+        })
+    }
+
+    /// [`RetrievalState::decode`] of Bumped layers: the whole table and
+    /// every layer's thresholds checked, the length exact.
+    fn decode_bumped(bytes: &[u8], backend: Backend) -> Result<RetrievalState, Error> {
+        crate::layout::exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
+        bumped_layout::validate_prefix(bytes)?;
+        let (first, header, top) = BumpedTop::decode(bytes, backend)?;
+        let mut layers = Layers::new(bytes)?;
+        let (mut keys, mut num_slots) = (header.num_keys, 0usize);
+        while let Some(layer) = layers.next_layer(keys, false) {
+            let layer = layer?;
+            keys = layer.num_keys;
+            num_slots = num_slots.saturating_add(layer.geometry.num_slots());
+        }
+        let g = first.geometry;
+        Ok(RetrievalState {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, first.seed),
+            },
+            value_bits: header.lower_columns,
+            seed: header.seed,
+            num_keys: header.num_keys,
+            num_slots,
+            kernels: EvalKernels::for_retrieval(backend, &g).ok_or(Error::BackendUnavailable)?,
+            bumped: Some(top),
         })
     }
 
     /// The value of `hash` in `bytes` (which this state was decoded from).
     #[inline(always)]
     pub(crate) fn get(&self, bytes: &[u8], hash: u64) -> u64 {
-        self.kernels.get(&self.parts, payload(bytes), hash)
+        match &self.bumped {
+            None => self.kernels.get(&self.parts, payload(bytes), hash),
+            Some(top) => {
+                let first = top.first_payload(bytes);
+                top.one(&self.parts, &self.kernels, bytes, first, hash)
+            }
+        }
     }
 
     /// Every hash's value into `out` (of the same length).
     pub(crate) fn get_batch(&self, bytes: &[u8], hashes: &[u64], out: &mut [u64]) {
-        self.kernels
-            .get_batch(&self.parts, payload(bytes), hashes, out);
+        match &self.bumped {
+            None => self
+                .kernels
+                .get_batch(&self.parts, payload(bytes), hashes, out),
+            Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
+        }
     }
 
     /// The same state evaluating with `backend`.
-    pub(crate) fn with_backend(self, backend: Backend) -> Result<RetrievalState, Error> {
+    /// (`bytes` are those it was decoded from: Bumped layers' kernels are
+    /// resolved again from them.)
+    pub(crate) fn with_backend(
+        self,
+        bytes: &[u8],
+        backend: Backend,
+    ) -> Result<RetrievalState, Error> {
         let kernels = EvalKernels::for_retrieval(backend, &self.parts.geometry)
             .ok_or(Error::BackendUnavailable)?;
-        Ok(RetrievalState { kernels, ..self })
+        let bumped = match self.bumped {
+            Some(_) => Some(BumpedTop::decode(bytes, backend)?.2),
+            None => None,
+        };
+        Ok(RetrievalState {
+            kernels,
+            bumped,
+            ..self
+        })
     }
 
     /// The serialized length.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn len(&self) -> usize {
-        self.parts.geometry.filter_bytes()
+        match &self.bumped {
+            Some(top) => top.len(),
+            None => self.parts.geometry.filter_bytes(),
+        }
+    }
+
+    /// The kind of the layers.
+    fn kind(&self) -> Kind {
+        match self.bumped {
+            Some(_) => Kind::Bumped,
+            None => Kind::Standard,
+        }
     }
 }
 
@@ -530,10 +762,11 @@ impl core::fmt::Debug for RetrievalRef<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let g = &self.state.parts.geometry;
         f.debug_struct("RetrievalRef")
+            .field("kind", &self.state.kind())
             .field("width", &g.width)
             .field("value_bits", &self.state.value_bits)
             .field("num_keys", &self.state.num_keys)
-            .field("num_slots", &g.num_slots())
+            .field("num_slots", &self.state.num_slots)
             .field("seed", &self.state.seed)
             .field("bytes", &self.bytes.len())
             .field("backend", &self.backend())
@@ -575,7 +808,7 @@ impl<'a> RetrievalRef<'a> {
     /// build lacks it.
     pub fn with_backend(self, backend: Backend) -> Result<RetrievalRef<'a>, Error> {
         Ok(RetrievalRef {
-            state: self.state.with_backend(backend)?,
+            state: self.state.with_backend(self.bytes, backend)?,
             ..self
         })
     }
@@ -600,9 +833,16 @@ impl<'a> RetrievalRef<'a> {
         self.state.parts.geometry.width
     }
 
-    /// Slots of the solution (each holds `value_bits` bits).
+    /// Slots of the solution (each holds `value_bits` bits), of every
+    /// layer.
     pub fn num_slots(&self) -> usize {
-        self.state.parts.geometry.num_slots()
+        self.state.num_slots
+    }
+
+    /// The kind the structure is built on: [`Kind::Standard`] or
+    /// [`Kind::Bumped`].
+    pub fn kind(&self) -> Kind {
+        self.state.kind()
     }
 
     /// The seed the build settled on.

@@ -262,8 +262,21 @@ fn scalar_batch_matches_single() {
 /// and other hashes, at every value width the sweep covers and at
 /// misaligned offsets.
 fn check_retrieval(backend: Backend) {
+    use ribbon_kernel::Kind;
+    // Standard Ribbon, and Bumped layers (several of them natively: more
+    // keys than the last layer takes).
+    let runs = if cfg!(miri) {
+        [(Kind::Standard, 30), (Kind::Bumped, 30)]
+    } else {
+        [(Kind::Standard, 700), (Kind::Bumped, 9000)]
+    };
+    for (kind, n) in runs {
+        check_retrieval_of(backend, kind, n);
+    }
+}
+
+fn check_retrieval_of(backend: Backend, kind: ribbon_kernel::Kind, n: usize) {
     use ribbon_kernel::{Retrieval, RetrievalPlan};
-    let n = if cfg!(miri) { 30 } else { 700 };
     let keys = hashes(u64::from(backend.code()) ^ 0x7e7, n);
     let bits_set: &[u32] = if cfg!(miri) {
         &[3, 64]
@@ -281,7 +294,10 @@ fn check_retrieval(backend: Backend) {
                 .iter()
                 .map(|&v: &u64| v & mask)
                 .collect();
-            let plan = RetrievalPlan::new(width, n, bits).unwrap();
+            let plan = RetrievalPlan::new(width, n, bits)
+                .unwrap()
+                .with_kind(kind)
+                .unwrap();
             let scalar =
                 Retrieval::build(&plan.with_backend(Backend::Scalar).unwrap(), &keys, &vals)
                     .unwrap();
@@ -290,7 +306,7 @@ fn check_retrieval(backend: Backend) {
             assert_eq!(
                 scalar.as_bytes(),
                 other.as_bytes(),
-                "{} retrieval back-substitution differs: {width:?} {bits} bits",
+                "{} retrieval back-substitution differs: {kind:?} {width:?} {bits} bits",
                 backend.name()
             );
             let mut probes = keys.clone();
@@ -312,7 +328,7 @@ fn check_retrieval(backend: Backend) {
                     assert_eq!(
                         view.get(*h),
                         *e,
-                        "{} get: {width:?} {bits} bits",
+                        "{} get: {kind:?} {width:?} {bits} bits",
                         backend.name()
                     );
                 }
@@ -327,7 +343,7 @@ fn check_retrieval(backend: Backend) {
                     assert_eq!(
                         out,
                         expect[..len],
-                        "{} get_batch of {len}: {width:?} {bits} bits",
+                        "{} get_batch of {len}: {kind:?} {width:?} {bits} bits",
                         backend.name()
                     );
                 }

@@ -6,7 +6,8 @@ mod common;
 
 use common::{WIDTHS, hashes, runnable, splitmix64};
 use ribbon_kernel::{
-    Backend, Error, FilterRef, MAX_VALUE_BITS, Retrieval, RetrievalPlan, RetrievalRef, Width,
+    Backend, Error, FilterRef, Kind, MAX_VALUE_BITS, Plan, Retrieval, RetrievalPlan, RetrievalRef,
+    Width,
 };
 
 const VALUE_BITS: [u32; 7] = [1, 2, 7, 8, 16, 32, 64];
@@ -35,9 +36,17 @@ fn backends() -> Vec<Backend> {
 /// one by one and in one batch.
 fn check(width: Width, bits: u32, keys: &[u64], vals: &[u64], backends: &[Backend]) {
     let plan = RetrievalPlan::new(width, keys.len(), bits).unwrap();
-    let map = Retrieval::build(&plan, keys, vals).unwrap();
+    check_plan(&plan, keys, vals, backends);
+}
+
+/// [`check`] with a given plan.
+fn check_plan(plan: &RetrievalPlan, keys: &[u64], vals: &[u64], backends: &[Backend]) {
+    let (width, bits) = (plan.width(), plan.value_bits());
+    let map = Retrieval::build(plan, keys, vals).unwrap();
     assert_eq!(map.num_keys(), keys.len() as u64);
     assert_eq!(map.value_bits(), bits);
+    assert_eq!(map.view().kind(), plan.kind());
+    assert!(map.as_bytes().len() <= plan.retrieval_bytes());
     for &backend in backends {
         let view = map.view().with_backend(backend).unwrap();
         let n = keys.len();
@@ -340,4 +349,196 @@ fn fewer_keys_than_planned() {
             assert!(RetrievalRef::from_bytes(map.as_bytes()).is_ok());
         }
     }
+}
+
+/// The plan picks Bumped layers where they are smaller: from a few
+/// thousand keys on, not for a thousand.
+#[test]
+fn plans_pick_the_smaller_kind() {
+    for width in WIDTHS {
+        for bits in [1, 8, 64] {
+            assert_eq!(
+                RetrievalPlan::new(width, 1000, bits).unwrap().kind(),
+                Kind::Standard
+            );
+            let n = 40_000;
+            let plan = RetrievalPlan::new(width, n, bits).unwrap();
+            assert_eq!(plan.kind(), Kind::Bumped);
+            let standard = plan.with_kind(Kind::Standard).unwrap();
+            let (keys, vals) = (hashes(3, n), values(3, n, bits));
+            let bumped = Retrieval::build(&plan, &keys, &vals).unwrap();
+            let standard = Retrieval::build(&standard, &keys, &vals).unwrap();
+            assert!(bumped.as_bytes().len() < standard.as_bytes().len());
+        }
+        for kind in [Kind::Homogeneous, Kind::StandardSmash] {
+            let plan = RetrievalPlan::new(width, 100, 8).unwrap();
+            assert_eq!(plan.with_kind(kind).unwrap_err(), Error::Unsupported);
+        }
+    }
+}
+
+/// Bumped layers carry every key's value, on every backend: sets that
+/// fit the last layer alone, and sets that bump through several layers.
+#[test]
+fn bumped_layers_carry_values() {
+    let backends = backends();
+    let sizes: &[usize] = if cfg!(miri) {
+        &[0, 1, 40]
+    } else {
+        &[0, 1, 2, 65, 2048, 2049, 5000, 40_000]
+    };
+    let bits_set: &[u32] = if cfg!(miri) { &[5] } else { &VALUE_BITS };
+    for &n in sizes {
+        let keys = hashes(n as u64 ^ 0xb0b, n);
+        for width in WIDTHS {
+            for &bits in bits_set {
+                let plan = RetrievalPlan::new(width, n, bits)
+                    .unwrap()
+                    .with_kind(Kind::Bumped)
+                    .unwrap();
+                check_plan(&plan, &keys, &values(n as u64, n, bits), &backends);
+            }
+        }
+    }
+}
+
+/// Fewer keys than a Bumped plan was made for, none included: fewer
+/// layers, and the structure opens and holds them.
+#[test]
+fn bumped_fewer_keys_than_planned() {
+    for width in WIDTHS {
+        let plan = RetrievalPlan::new(width, 10_000, 13)
+            .unwrap()
+            .with_kind(Kind::Bumped)
+            .unwrap();
+        for n in [0, 1, 3000, 9999] {
+            let keys = hashes(19, n);
+            let vals = values(19, n, 13);
+            let map = Retrieval::build(&plan, &keys, &vals).unwrap();
+            assert_eq!(map.num_keys(), n as u64);
+            assert_eq!(map.value_bits(), 13);
+            assert!(keys.iter().zip(&vals).all(|(&k, &v)| map.get(k) == v));
+            assert!(RetrievalRef::from_bytes(map.as_bytes()).is_ok());
+        }
+    }
+}
+
+/// One hash with two values among thousands of keys, and many such
+/// hashes: [`Error::ConflictingValues`] from Bumped layers too (the last
+/// layer's check for one, the fallback's sort for many); equal values
+/// are one key.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of keys")]
+fn bumped_conflicts_are_clear_errors() {
+    let n = 6000;
+    for width in WIDTHS {
+        let mut keys = hashes(71, n);
+        let mut vals = values(71, n, 8);
+        keys.push(keys[17]);
+        vals.push(vals[17]);
+        let plan = RetrievalPlan::new(width, n + 1, 8)
+            .unwrap()
+            .with_kind(Kind::Bumped)
+            .unwrap();
+        let map = Retrieval::build(&plan, &keys, &vals).unwrap();
+        assert!(keys.iter().zip(&vals).all(|(&k, &v)| map.get(k) == v));
+        vals[n] ^= 1;
+        assert_eq!(
+            Retrieval::build(&plan, &keys, &vals).unwrap_err(),
+            Error::ConflictingValues
+        );
+        // Half the keys twice, with other values.
+        let mut keys = hashes(72, n / 2);
+        let mut vals = values(72, n / 2, 8);
+        keys.extend(keys.clone());
+        vals.extend(vals.iter().map(|v| v ^ 3).collect::<Vec<_>>());
+        let plan = RetrievalPlan::new(width, n, 8)
+            .unwrap()
+            .with_kind(Kind::Bumped)
+            .unwrap();
+        assert_eq!(
+            Retrieval::build(&plan, &keys, &vals).unwrap_err(),
+            Error::ConflictingValues
+        );
+    }
+}
+
+/// Bumped bytes: every truncation, every single-byte change of the
+/// header and layer table and of some threshold bytes, junk: an error or
+/// a valid view whose values stay within its width; a filter's bytes and
+/// a retrieval structure's refuse to open as each other.
+#[test]
+fn bumped_hostile_bytes_never_panic() {
+    let n = if cfg!(miri) { 40 } else { 3000 };
+    let keys = hashes(23, n);
+    for width in WIDTHS {
+        let plan = RetrievalPlan::new(width, n, 9)
+            .unwrap()
+            .with_kind(Kind::Bumped)
+            .unwrap();
+        let map = Retrieval::build(&plan, &keys, &values(23, n, 9)).unwrap();
+        let bytes = map.as_bytes();
+        let lengths: Vec<usize> = if cfg!(miri) {
+            vec![0, 39, 40, 72, bytes.len() - 1]
+        } else {
+            (0..bytes.len()).collect()
+        };
+        for len in lengths {
+            assert!(RetrievalRef::from_bytes(&bytes[..len]).is_err());
+        }
+        assert_eq!(FilterRef::from_bytes(bytes).unwrap_err(), Error::BadMagic);
+        let filter_plan = Plan::new(Kind::Bumped, width, n, 9000).unwrap();
+        let filter = ribbon_kernel::Filter::build(&filter_plan, &keys).unwrap();
+        assert_eq!(
+            RetrievalRef::from_bytes(filter.as_bytes()).unwrap_err(),
+            Error::BadMagic
+        );
+        let table = 40 + 32 * 4 + 400;
+        for at in 0..table.min(bytes.len()) {
+            let flips: &[u8] = if cfg!(miri) { &[0xff] } else { &[1, 0x80] };
+            for &flip in flips {
+                let mut bad = bytes.to_vec();
+                bad[at] ^= flip;
+                if let Ok(view) = RetrievalRef::from_bytes(&bad) {
+                    let bits = view.value_bits();
+                    for &k in keys.iter().take(50) {
+                        assert!(bits == 64 || view.get(k) >> bits == 0);
+                    }
+                    let mut out = vec![0; 50];
+                    view.get_batch(&keys[..50], &mut out).unwrap();
+                    assert!(out.iter().all(|&v| bits == 64 || v >> bits == 0));
+                }
+            }
+        }
+    }
+}
+
+/// Digests of Bumped structures (several layers), as
+/// [`pinned_bytes_are_stable`] pins Standard ones.
+#[test]
+#[cfg_attr(miri, ignore = "pinned natively and under QEMU")]
+fn pinned_bumped_bytes_are_stable() {
+    const PINNED: [(Width, u32, usize, u64); 3] = [
+        (Width::W64, 8, 6142, 0xe80c08c6abc1246b),
+        (Width::W128, 1, 894, 0xd6c3aca7cb7695b4),
+        (Width::W128, 64, 49278, 0xb1196ae0b68e7dfe),
+    ];
+    let keys = hashes(43, 6000);
+    let mut mismatches = Vec::new();
+    for (width, bits, len, digest) in PINNED {
+        let plan = RetrievalPlan::new(width, keys.len(), bits)
+            .unwrap()
+            .with_kind(Kind::Bumped)
+            .unwrap();
+        let map = Retrieval::build(&plan, &keys, &values(43, keys.len(), bits)).unwrap();
+        let got = (map.as_bytes().len(), common::fnv1a(map.as_bytes()));
+        println!("(Width::{width:?}, {bits}, {}, {:#018x}),", got.0, got.1);
+        if got != (len, digest) {
+            mismatches.push((width, bits));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "bumped retrieval bytes changed: {mismatches:?}"
+    );
 }
