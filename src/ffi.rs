@@ -405,9 +405,20 @@ fn load_retrieval_plan(p: &ribbon_retrieval_plan) -> Result<RetrievalPlan, i32> 
     if backend.is_some() {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
-    RetrievalPlan::new(width, num_keys, value_bits)
+    c_retrieval_plan(width, num_keys, value_bits)
         .map(|plan| plan.with_seed(seed))
         .map_err(Error::code)
+}
+
+/// A C retrieval plan: Standard Ribbon, whose builds write exactly the
+/// planned bytes (the C API has no call yet that reads a structure's
+/// length, which Bumped layers would need: theirs is at most the plan's).
+fn c_retrieval_plan(
+    width: Width,
+    num_keys: usize,
+    value_bits: u32,
+) -> Result<RetrievalPlan, Error> {
+    RetrievalPlan::new(width, num_keys, value_bits)?.with_kind(Kind::Standard)
 }
 
 fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>) {
@@ -1184,7 +1195,7 @@ pub unsafe extern "C" fn ribbon_retrieval_plan_init(
         }
         .code();
     };
-    match RetrievalPlan::new(width, num_keys, value_bits) {
+    match c_retrieval_plan(width, num_keys, value_bits) {
         Ok(_) => {
             store_retrieval_plan(p, width, num_keys, value_bits, 0);
             RIBBON_OK
