@@ -365,6 +365,10 @@ fn plans_pick_the_smaller_kind() {
             let plan = RetrievalPlan::new(width, n, bits).unwrap();
             assert_eq!(plan.kind(), Kind::Bumped);
             let standard = plan.with_kind(Kind::Standard).unwrap();
+            if cfg!(miri) {
+                // Builds of 40,000 keys: natively and under QEMU.
+                continue;
+            }
             let (keys, vals) = (hashes(3, n), values(3, n, bits));
             let bumped = Retrieval::build(&plan, &keys, &vals).unwrap();
             let standard = Retrieval::build(&standard, &keys, &vals).unwrap();
@@ -405,6 +409,7 @@ fn bumped_layers_carry_values() {
 /// Fewer keys than a Bumped plan was made for, none included: fewer
 /// layers, and the structure opens and holds them.
 #[test]
+#[cfg_attr(miri, ignore = "thousands of keys")]
 fn bumped_fewer_keys_than_planned() {
     for width in WIDTHS {
         let plan = RetrievalPlan::new(width, 10_000, 13)
