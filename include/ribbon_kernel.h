@@ -620,10 +620,9 @@ uint64_t ribbon_filter_estimated_fp_ppt(const ribbon_filter *f);
  * A retrieval structure (a static function) maps each key hash of a set to
  * a value of value_bits bits and takes about value_bits bits per key
  * (Standard Ribbon with the values as the equations' right sides; about
- * 10 % over that at w = 64, 5 % at w = 128). Plans made here are Standard
- * Ribbon, whose builds write exactly the planned bytes; structures on
- * Bumped layers (0.1-0.4 % over value_bits; built by the Rust API for
- * large sets) open and answer here too. It stores no keys: any other
+ * 10 % over that at w = 64, 5 % at w = 128) for small sets, and Bumped
+ * Ribbon layers (0.1-0.4 % over value_bits at 10^6 keys) from 10,000 keys
+ * (w = 64) or 30,000 (w = 128) on. It stores no keys: any other
  * hash gets an arbitrary value below 2^value_bits, so it answers "which
  * value", never "is this a key".
  *
@@ -633,7 +632,8 @@ uint64_t ribbon_filter_estimated_fp_ppt(const ribbon_filter *f);
  *   ribbon_retrieval_build(&plan, hashes, values, n, scratch,
  *                          ribbon_retrieval_plan_scratch_words(&plan),
  *                          out, ribbon_retrieval_plan_bytes(&plan));
- *   ribbon_retrieval_open(&map, out, ribbon_retrieval_plan_bytes(&plan));
+ *   ribbon_retrieval_size(out, ribbon_retrieval_plan_bytes(&plan), &len);
+ *   ribbon_retrieval_open(&map, out, len);
  *   value = ribbon_retrieval_get(&map, hash);
  *
  * Serialized structures have their own magic: a filter does not open as a
@@ -654,15 +654,18 @@ int32_t ribbon_retrieval_plan_init(ribbon_retrieval_plan *p, uint32_t width, uin
 /** uint64_t words of scratch ribbon_retrieval_build needs (0 for a bad plan). */
 size_t ribbon_retrieval_plan_scratch_words(const ribbon_retrieval_plan *p);
 
-/** Exact serialized size in bytes of the structure a build writes (0 for a
- * bad plan). */
+/** Serialized size in bytes of the structure a build writes: exact on
+ * Standard Ribbon, the most a build writes on Bumped layers (0 for a bad
+ * plan). */
 size_t ribbon_retrieval_plan_bytes(const ribbon_retrieval_plan *p);
 
 /**
  * Builds the structure that maps hashes[i] to values[i] for each i < n (at
  * most the planned number of keys; any order) into out, using scratch as
- * working memory. Writes exactly ribbon_retrieval_plan_bytes(p) bytes at
- * the start of out, which may have any alignment; hashes, values and
+ * working memory. Writes at the start of out, which may have any
+ * alignment: exactly ribbon_retrieval_plan_bytes(p) bytes on Standard
+ * Ribbon, at most that many on Bumped layers (ribbon_retrieval_size on
+ * out gives the structure's own length, either way); hashes, values and
  * scratch must be 8-byte aligned. scratch may be freed or reused once this
  * returns. hashes and values may overlap each other (they are only read);
  * scratch, out and *p must not overlap anything (RIBBON_ERR_OVERLAP).
@@ -670,9 +673,10 @@ size_t ribbon_retrieval_plan_bytes(const ribbon_retrieval_plan *p);
  * Equal hashes with equal values count as one key; equal hashes with
  * different values are RIBBON_ERR_CONFLICTING_VALUES. A value with a bit at
  * or above value_bits is RIBBON_ERR_VALUE_TOO_WIDE (nothing is cut off
- * silently). A build whose equations are inconsistent (about 1 in 20) is
- * retried with the next of 64 seeds; RIBBON_ERR_CONSTRUCTION_FAILED after
- * the last, which takes hashes crafted against the seeds.
+ * silently). A Standard build whose equations are inconsistent (about 1 in
+ * 20) is retried with the next of 64 seeds, a Bumped layer with the next
+ * of 16; RIBBON_ERR_CONSTRUCTION_FAILED after the last, which takes hashes
+ * crafted against the seeds.
  *
  * Errors as for ribbon_build: on failure the first min(out_len, 40) bytes
  * of out are zeroed, so that a structure built there before never passes
@@ -694,6 +698,17 @@ int32_t ribbon_retrieval_build(const ribbon_retrieval_plan *p, const uint64_t *h
  * uninitialized.
  */
 int32_t ribbon_retrieval_open(ribbon_retrieval *r, const uint8_t *bytes, size_t len);
+
+/**
+ * Reads the exact length of the serialized retrieval structure that starts
+ * at bytes from its header into *retrieval_len, as ribbon_filter_size does
+ * for filters (len may be larger than the structure; a Bumped structure's
+ * thresholds are checked only when it opens; RIBBON_SIZE_PREFIX_BYTES
+ * always suffice). On error *retrieval_len is 0, except for a
+ * retrieval_len inside the bytes (RIBBON_ERR_OVERLAP), which is not
+ * written.
+ */
+int32_t ribbon_retrieval_size(const uint8_t *bytes, size_t len, size_t *retrieval_len);
 
 /**
  * The value of hash: the one it was built with for a key of the set, an

@@ -405,20 +405,9 @@ fn load_retrieval_plan(p: &ribbon_retrieval_plan) -> Result<RetrievalPlan, i32> 
     if backend.is_some() {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
-    c_retrieval_plan(width, num_keys, value_bits)
+    RetrievalPlan::new(width, num_keys, value_bits)
         .map(|plan| plan.with_seed(seed))
         .map_err(Error::code)
-}
-
-/// A C retrieval plan: Standard Ribbon, whose builds write exactly the
-/// planned bytes (the C API has no call yet that reads a structure's
-/// length, which Bumped layers would need: theirs is at most the plan's).
-fn c_retrieval_plan(
-    width: Width,
-    num_keys: usize,
-    value_bits: u32,
-) -> Result<RetrievalPlan, Error> {
-    RetrievalPlan::new(width, num_keys, value_bits)?.with_kind(Kind::Standard)
 }
 
 fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>) {
@@ -1195,7 +1184,7 @@ pub unsafe extern "C" fn ribbon_retrieval_plan_init(
         }
         .code();
     };
-    match c_retrieval_plan(width, num_keys, value_bits) {
+    match RetrievalPlan::new(width, num_keys, value_bits) {
         Ok(_) => {
             store_retrieval_plan(p, width, num_keys, value_bits, 0);
             RIBBON_OK
@@ -1232,8 +1221,8 @@ pub unsafe extern "C" fn ribbon_retrieval_plan_scratch_words(
     unsafe { retrieval_plan_value(p, |plan| plan.scratch_words()) }
 }
 
-/// Exact serialized length of the structure a build writes; 0 for a NULL
-/// or uninitialized plan.
+/// Serialized length of the structure a build writes (exact on Standard
+/// Ribbon, the most on Bumped layers); 0 for a NULL or uninitialized plan.
 ///
 /// # Safety
 /// `p` is NULL or points to a readable `ribbon_retrieval_plan`.
@@ -1655,8 +1644,40 @@ pub unsafe extern "C" fn ribbon_filter_size(
     len: usize,
     filter_len: *mut usize,
 ) -> i32 {
+    // SAFETY: the caller's contract is `serialized_size`'s.
+    unsafe { serialized_size(bytes, len, filter_len, FilterRef::serialized_len) }
+}
+
+/// The exact length of the serialized retrieval structure at `bytes` into
+/// `*retrieval_len`, as `ribbon_filter_size` does for filters.
+///
+/// # Safety
+/// `bytes` is NULL or readable for `len` bytes; `retrieval_len` is NULL
+/// or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_size(
+    bytes: *const u8,
+    len: usize,
+    retrieval_len: *mut usize,
+) -> i32 {
+    // SAFETY: the caller's contract is `serialized_size`'s.
+    unsafe { serialized_size(bytes, len, retrieval_len, RetrievalRef::serialized_len) }
+}
+
+/// `length_of` the structure at `bytes` into `*out_len`: the checks of
+/// `ribbon_filter_size` and `ribbon_retrieval_size`.
+///
+/// # Safety
+/// `bytes` is NULL or readable for `len` bytes; `out_len` is NULL or
+/// writable.
+unsafe fn serialized_size(
+    bytes: *const u8,
+    len: usize,
+    out_len: *mut usize,
+    length_of: fn(&[u8]) -> Result<usize, Error>,
+) -> i32 {
     if overlaps(
-        filter_len,
+        out_len,
         core::mem::size_of::<usize>(),
         bytes,
         span::<u8>(len),
@@ -1665,7 +1686,7 @@ pub unsafe extern "C" fn ribbon_filter_size(
     }
     // SAFETY: the caller passes NULL or a writable `size_t`, here apart
     // from the bytes (checked above).
-    let Some(out) = (unsafe { filter_len.as_mut() }) else {
+    let Some(out) = (unsafe { out_len.as_mut() }) else {
         return RIBBON_ERR_NULL;
     };
     *out = 0;
@@ -1677,7 +1698,7 @@ pub unsafe extern "C" fn ribbon_filter_size(
     }
     // SAFETY: non-NULL and readable for `len` bytes per the contract.
     let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
-    match FilterRef::serialized_len(slice) {
+    match length_of(slice) {
         Ok(n) => {
             *out = n;
             RIBBON_OK

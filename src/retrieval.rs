@@ -544,6 +544,14 @@ impl RetrievalHeader {
     /// Decodes and checks the header of `bytes` (the whole structure):
     /// every field against the others and the length against the header.
     fn decode(bytes: &[u8]) -> Result<RetrievalHeader, Error> {
+        let h = RetrievalHeader::decode_prefix(bytes)?;
+        crate::layout::exact_length(h.geometry.filter_bytes(), bytes.len())?;
+        Ok(h)
+    }
+
+    /// [`RetrievalHeader::decode`] of a structure that starts `bytes`
+    /// (which may go on past it).
+    fn decode_prefix(bytes: &[u8]) -> Result<RetrievalHeader, Error> {
         let h: &[u8; HEADER_BYTES] = bytes
             .get(..HEADER_BYTES)
             .and_then(|h| h.try_into().ok())
@@ -589,7 +597,6 @@ impl RetrievalHeader {
         let num_blocks = usize::try_from(blocks).map_err(|_| Error::TooLarge)?;
         let columns = if num_blocks == 0 { 0 } else { value_bits };
         let geometry = Geometry::new(Kind::Standard, width, num_blocks, columns, num_blocks)?;
-        crate::layout::exact_length(geometry.filter_bytes(), bytes.len())?;
         Ok(RetrievalHeader {
             geometry,
             value_bits,
@@ -782,6 +789,39 @@ impl<'a> RetrievalRef<'a> {
     pub fn from_bytes(bytes: &'a [u8]) -> Result<RetrievalRef<'a>, Error> {
         let state = RetrievalState::decode(bytes, Backend::current())?;
         Ok(RetrievalRef { bytes, state })
+    }
+
+    /// The exact length of the serialized structure that starts `bytes`,
+    /// read from its header (validated as [`RetrievalRef::from_bytes`]
+    /// does, but for the length; Bumped layers' thresholds are checked
+    /// when it opens): how much a build wrote, or where a structure
+    /// stored among other records ends. `bytes` needs the 40-byte header
+    /// and, on Bumped layers, the layer table after it (else
+    /// [`Error::Truncated`]); [`crate::FilterRef::SIZE_PREFIX_BYTES`]
+    /// always suffice.
+    ///
+    /// ```
+    /// use ribbon_kernel::{Kind, RetrievalPlan, RetrievalRef, Width};
+    ///
+    /// let hashes: Vec<u64> = (0..3000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// let values: Vec<u64> = (0..3000u64).map(|i| i % 4).collect();
+    /// let plan = RetrievalPlan::new(Width::W64, hashes.len(), 2)?.with_kind(Kind::Bumped)?;
+    /// let mut scratch = vec![0u64; plan.scratch_words()];
+    /// let mut out = vec![0u8; plan.retrieval_bytes()];
+    /// plan.build(&hashes, &values, &mut scratch, &mut out)?;
+    /// // Bumped layers write at most the planned bytes.
+    /// let len = RetrievalRef::serialized_len(&out)?;
+    /// assert!(len <= out.len());
+    /// assert_eq!(RetrievalRef::from_bytes(&out[..len])?.get(hashes[7]), 3);
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
+        if is_bumped_of(Family::Retrieval, bytes) {
+            return bumped_layout::serialized_len(bytes);
+        }
+        Ok(RetrievalHeader::decode_prefix(bytes)?
+            .geometry
+            .filter_bytes())
     }
 
     /// The value of `hash`: the one it was built with for a key of the

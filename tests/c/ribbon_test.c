@@ -986,7 +986,7 @@ static void check_retrieval(uint32_t width, uint32_t value_bits, size_t n) {
     uint64_t *others = random_hashes(6000 + value_bits, queries);
     uint64_t *got = (uint64_t *)malloc((n + queries + 1) * sizeof(uint64_t));
     const uint64_t mask = value_mask(value_bits);
-    size_t words, bytes, i, wrong = 0, wrong_batch = 0;
+    size_t words, bytes, planned, longer, i, wrong = 0, wrong_batch = 0;
     uint64_t *scratch;
     uint8_t *buffer, *copy;
 
@@ -1006,10 +1006,28 @@ static void check_retrieval(uint32_t width, uint32_t value_bits, size_t n) {
     buffer[0] = 0;
     CHECK_STATUS(ribbon_retrieval_build(&plan, keys, values, n, scratch, words, buffer + 1, bytes), RIBBON_OK);
     free(scratch); /* the structure does not need it */
+    /* The structure's own length: the plan's on Standard Ribbon, at most
+     * that on Bumped layers (from 10,000 / 30,000 keys); read from a
+     * longer block too. */
+    planned = bytes;
+    CHECK_STATUS(ribbon_retrieval_size(buffer + 1, planned, &bytes), RIBBON_OK);
+    CHECK(bytes <= planned && bytes >= 40);
+    CHECK(n >= 10000 || bytes == planned);
+    CHECK_STATUS(ribbon_retrieval_size(buffer + 1, bytes, &longer), RIBBON_OK);
+    CHECK(longer == bytes);
+    CHECK_STATUS(ribbon_retrieval_size(buffer + 1, 39, &longer), RIBBON_ERR_TRUNCATED);
+    CHECK(longer == 0);
+    CHECK_STATUS(ribbon_retrieval_size(buffer + 1, bytes, NULL), RIBBON_ERR_NULL);
+    CHECK_STATUS(ribbon_retrieval_size(NULL, bytes, &longer), RIBBON_ERR_NULL);
     /* About value_bits bits per key: at most 12 % (w = 64) or 7 % (w =
-     * 128) over, from a few thousand keys on. */
+     * 128) over, from a few thousand keys on; on Bumped layers (40,000
+     * keys, whose last layer and thresholds still weigh) at most 5 % for
+     * 1-bit values and 1.2 % for wider ones. */
     if (n >= 1000) {
         CHECK((bytes - 40) * 8 <= (size_t)((double)n * value_bits * (width == 64 ? 1.12 : 1.07)));
+    }
+    if (n >= 40000) {
+        CHECK((double)bytes * 8 <= (double)n * value_bits * (value_bits == 1 ? 1.05 : 1.012));
     }
     CHECK_STATUS(ribbon_retrieval_open(&map, buffer + 1, bytes), RIBBON_OK);
     CHECK(ribbon_retrieval_value_bits(&map) == value_bits);
@@ -1452,16 +1470,17 @@ int main(void) {
     check_backends();
     {
         static const uint32_t value_bits[3] = {1, 8, 64};
-        static const size_t keys[4] = {0, 1, 100, 3000};
+        static const size_t keys[5] = {0, 1, 100, 3000, 40000};
         int b, k;
         for (w = 0; w < 2; w++) {
             for (b = 0; b < 3; b++) {
-                for (k = 0; k < 4; k++) {
+                for (k = 0; k < 5; k++) {
                     check_retrieval(widths[w], value_bits[b], keys[k]);
                 }
             }
         }
-        printf("retrieval: every key's 1-, 8- and 64-bit value back, single and batch, at any alignment\n");
+        printf("retrieval: every key's 1-, 8- and 64-bit value back, single and batch, at any alignment, "
+               "on Standard Ribbon and Bumped layers\n");
     }
     check_retrieval_errors();
     check_hostile_retrieval_bytes();

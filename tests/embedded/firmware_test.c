@@ -909,6 +909,11 @@ static void test_retrieval(uint32_t width, uint32_t value_bits) {
     CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, FW_RETRIEVAL_KEYS, fw_scratch, words,
                                               fw_retrieval + 1, bytes),
                  RIBBON_OK, "ribbon_retrieval_build");
+    {
+        size_t len = 0;
+        CHECK_STATUS(probe_ribbon_retrieval_size(fw_retrieval + 1, bytes, &len), RIBBON_OK, "ribbon_retrieval_size");
+        CHECK_EQ(len, bytes, "ribbon_retrieval_size of a Standard structure: the planned bytes");
+    }
     CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes), RIBBON_OK, "ribbon_retrieval_open");
     CHECK_EQ(probe_ribbon_retrieval_value_bits(&map), value_bits, "ribbon_retrieval_value_bits");
     CHECK_EQ(probe_ribbon_retrieval_keys(&map), FW_RETRIEVAL_KEYS, "ribbon_retrieval_keys");

@@ -68,6 +68,7 @@
     X(RETRIEVAL_PLAN_BYTES, "ribbon_retrieval_plan_bytes")      \
     X(RETRIEVAL_BUILD, "ribbon_retrieval_build")                \
     X(RETRIEVAL_OPEN, "ribbon_retrieval_open")                  \
+    X(RETRIEVAL_SIZE, "ribbon_retrieval_size")                  \
     X(RETRIEVAL_GET, "ribbon_retrieval_get")                    \
     X(RETRIEVAL_GET_BATCH, "ribbon_retrieval_get_batch")        \
     X(RETRIEVAL_VALUE_BITS, "ribbon_retrieval_value_bits")      \
@@ -211,6 +212,7 @@ PROBE_WRAPPER(RETRIEVAL_PLAN_SCRATCH_WORDS, size_t, ribbon_retrieval_plan_scratc
 PROBE_WRAPPER(RETRIEVAL_PLAN_BYTES, size_t, ribbon_retrieval_plan_bytes, (const ribbon_retrieval_plan *p), (p))
 PROBE_WRAPPER(RETRIEVAL_BUILD, int32_t, ribbon_retrieval_build, (const ribbon_retrieval_plan *p, const uint64_t *hashes, const uint64_t *values, size_t n, uint64_t *scratch, size_t scratch_words, uint8_t *out, size_t out_len), (p, hashes, values, n, scratch, scratch_words, out, out_len))
 PROBE_WRAPPER(RETRIEVAL_OPEN, int32_t, ribbon_retrieval_open, (ribbon_retrieval *m, const uint8_t *bytes, size_t len), (m, bytes, len))
+PROBE_WRAPPER(RETRIEVAL_SIZE, int32_t, ribbon_retrieval_size, (const uint8_t *bytes, size_t len, size_t *retrieval_len), (bytes, len, retrieval_len))
 PROBE_WRAPPER(RETRIEVAL_GET, uint64_t, ribbon_retrieval_get, (const ribbon_retrieval *m, uint64_t hash), (m, hash))
 PROBE_WRAPPER(RETRIEVAL_GET_BATCH, int32_t, ribbon_retrieval_get_batch, (const ribbon_retrieval *m, const uint64_t *hashes, size_t n, uint64_t *out), (m, hashes, n, out))
 PROBE_WRAPPER(RETRIEVAL_VALUE_BITS, uint32_t, ribbon_retrieval_value_bits, (const ribbon_retrieval *m), (m))
