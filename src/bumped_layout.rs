@@ -1006,6 +1006,21 @@ impl<'a> Layers<'a> {
         })
     }
 
+    /// The first layer's geometry read from a structure validated before
+    /// (its header's width and columns and its table entry), for
+    /// [`Layers::first_of_validated`]: `None` where the bytes no longer
+    /// make one.
+    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
+    pub(crate) fn first_geometry_of_validated(bytes: &[u8]) -> Option<Geometry> {
+        let width = Width::from_bits(u32::from(*bytes.get(6)?))?;
+        let lower_columns = u32::from(*bytes.get(7)?);
+        let entry = LayerEntry::decode(bytes.get(HEADER_BYTES..HEADER_BYTES + ENTRY_BYTES)?)?;
+        let blocks = usize::try_from(entry.num_blocks).ok()?;
+        let upper = usize::try_from(entry.upper_start_block).ok()?;
+        let columns = columns_of(blocks, lower_columns);
+        Geometry::new(Kind::Standard, width, blocks, columns, upper).ok()
+    }
+
     /// The next layer, checked against the header, the layer before it and
     /// the bytes: `None` after the last, [`Error::CorruptHeader`] or
     /// [`Error::Truncated`] when the bytes do not hold it. Its threshold

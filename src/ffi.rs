@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::filter::{FilterRef, Validated, contains_once};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::plan::Plan;
-use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
+use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState, get_once};
 
 /// Opaque, caller-allocated plan (`ribbon_plan` in C).
 #[repr(C)]
@@ -427,15 +427,24 @@ fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>) {
     r.opaque = words;
 }
 
-/// Rebuilds the view stored by [`store_retrieval`]: the bytes' header is
-/// decoded again (the state holds kernel pointers, which the struct does
-/// not keep) and must state what the struct does.
+/// What [`store_retrieval`] stored.
+struct StoredRetrieval<'a> {
+    bytes: &'a [u8],
+    backend: Backend,
+    width: Width,
+    value_bits: u32,
+    seed: u32,
+    num_keys: u64,
+}
+
+/// The fields [`store_retrieval`] stored, checked against the struct's
+/// magic and check word (not against the bytes).
 ///
 /// # Safety
 /// The bytes the view was opened on are still alive and unchanged (the
 /// documented contract of `ribbon_retrieval_open`).
 #[inline(always)]
-unsafe fn load_retrieval(r: &ribbon_retrieval) -> Result<RetrievalRef<'_>, i32> {
+unsafe fn load_retrieval_fields(r: &ribbon_retrieval) -> Result<StoredRetrieval<'_>, i32> {
     let w = &r.opaque;
     if w[0] != RETRIEVAL_MAGIC || w[7] != check_word(w) || w[5..7] != [0; 2] {
         return Err(RIBBON_ERR_UNINITIALIZED);
@@ -452,18 +461,39 @@ unsafe fn load_retrieval(r: &ribbon_retrieval) -> Result<RetrievalRef<'_>, i32> 
     // `ribbon_retrieval_open` validated; the caller keeps those bytes alive
     // and unchanged.
     let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    Ok(StoredRetrieval {
+        bytes,
+        backend,
+        width,
+        value_bits,
+        seed,
+        num_keys: w[3],
+    })
+}
+
+/// Rebuilds the view stored by [`store_retrieval`]: the bytes' header is
+/// decoded again (the state holds kernel pointers, which the struct does
+/// not keep) and must state what the struct does.
+///
+/// # Safety
+/// As for [`load_retrieval_fields`].
+#[inline(always)]
+unsafe fn load_retrieval(r: &ribbon_retrieval) -> Result<RetrievalRef<'_>, i32> {
+    // SAFETY: forwarded contract.
+    let stored = unsafe { load_retrieval_fields(r) }?;
+    let bytes = stored.bytes;
     // Never runs a kernel this CPU lacks, whatever the struct says: the
     // kernel table checks the backend again. Bytes that no longer decode
     // are a view gone bad.
-    let state = RetrievalState::decode(bytes, backend).map_err(|e| match e {
+    let state = RetrievalState::decode(bytes, stored.backend).map_err(|e| match e {
         Error::BackendUnavailable => e.code(),
         _ => RIBBON_ERR_UNINITIALIZED,
     })?;
     let view = RetrievalRef::from_state(state, bytes);
-    if view.width() != width
-        || view.value_bits() != value_bits
-        || view.num_keys() != w[3]
-        || view.seed() != seed
+    if view.width() != stored.width
+        || view.value_bits() != stored.value_bits
+        || view.num_keys() != stored.num_keys
+        || view.seed() != stored.seed
     {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
@@ -1398,8 +1428,17 @@ unsafe fn retrieval_value(
 /// are still alive and unchanged.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_retrieval_get(r: *const ribbon_retrieval, hash: u64) -> u64 {
-    // SAFETY: forwarded contract.
-    unsafe { retrieval_value(r, |view| view.get(hash)) }
+    // SAFETY: the caller passes NULL or a valid `ribbon_retrieval`.
+    let Some(r) = (unsafe { r.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the view's bytes are alive per the contract. The struct
+    // holds no decoded state: `get_once` reads only what the query needs
+    // (the bytes were validated when the view opened).
+    match unsafe { load_retrieval_fields(r) } {
+        Ok(stored) => get_once(stored.bytes, stored.backend, hash).unwrap_or(0),
+        Err(_) => 0,
+    }
 }
 
 /// Writes the value of each of `n` hashes into `out`. An `out`

@@ -677,32 +677,62 @@ pub(crate) fn contains_once(
     bytes: &[u8],
     hash: u64,
 ) -> Result<bool, Error> {
-    let query = |g: &Geometry, seed: u32, payload: &[u8], hash: u64| {
-        let parts = Parts {
-            geometry: *g,
-            expander: Expander::new(g, seed),
-        };
-        let kernels = QueryKernels::for_filter(backend, g).ok_or(Error::BackendUnavailable)?;
-        Ok(kernels.contains(&parts, payload, hash))
-    };
+    type Kernels = QueryKernels<Parts>;
     if header.geometry.kind != Kind::Bumped {
         let payload = bytes.get(HEADER_BYTES..).unwrap_or(&[]);
-        return query(&header.geometry, header.seed, payload, hash);
+        return layer_once::<Kernels>(backend, &header.geometry, header.seed, payload, hash);
     }
     let g = Geometry {
         kind: Kind::Standard,
         ..header.geometry
     };
-    let first = Layers::first_of_validated(bytes, &g).ok_or(Error::CorruptHeader)?;
+    if let Some(answer) = first_layer_once::<Kernels>(bytes, &g, backend, hash)? {
+        return Ok(answer);
+    }
+    let state = Validated::for_bumped(bytes, backend)?;
+    Ok(state.contains(bytes, state.payload(bytes), hash))
+}
+
+/// One answer of a layer (geometry `g`, `seed`, `payload`) with
+/// `backend`'s kernels `K`, resolved for it alone.
+#[cfg(feature = "capi")]
+pub(crate) fn layer_once<K: LayerKernels>(
+    backend: Backend,
+    g: &Geometry,
+    seed: u32,
+    payload: &[u8],
+    hash: u64,
+) -> Result<K::Answer, Error> {
+    let parts = Parts {
+        geometry: *g,
+        expander: Expander::new(g, seed),
+    };
+    let kernels = K::for_layer(backend, g).ok_or(Error::BackendUnavailable)?;
+    Ok(kernels.one(&parts, payload, hash))
+}
+
+/// The answer of the first layer (geometry `g`, kept by the caller) of
+/// the validated Bumped structure `bytes`, or `None` when that layer
+/// bumped `hash` (the caller then decodes the whole state): what one
+/// query without a view reads, for the C ABI. Bytes changed since they
+/// were validated give some answer or an error, never a panic.
+#[cfg(feature = "capi")]
+pub(crate) fn first_layer_once<K: LayerKernels>(
+    bytes: &[u8],
+    g: &Geometry,
+    backend: Backend,
+    hash: u64,
+) -> Result<Option<K::Answer>, Error> {
+    let first = Layers::first_of_validated(bytes, g).ok_or(Error::CorruptHeader)?;
     let parts = Parts {
         geometry: first.geometry,
         expander: Expander::new(&first.geometry, first.seed),
     };
     if first.last || bumped_by(&parts, &first.thresholds, hash).is_none() {
-        return query(&first.geometry, first.seed, first.payload, hash);
+        let answer = layer_once::<K>(backend, &first.geometry, first.seed, first.payload, hash)?;
+        return Ok(Some(answer));
     }
-    let state = Validated::for_bumped(bytes, backend)?;
-    Ok(state.contains(bytes, state.payload(bytes), hash))
+    Ok(None)
 }
 
 impl Validated {
