@@ -58,6 +58,15 @@ impl Backend {
         }
     }
 
+    /// The backend if this CPU and build can run it, else
+    /// [`Error::BackendUnavailable`]: what the plans' `with_backend` ask.
+    pub(crate) fn available(self) -> Result<Backend, crate::error::Error> {
+        match self.is_available() {
+            true => Ok(self),
+            false => Err(crate::error::Error::BackendUnavailable),
+        }
+    }
+
     /// Whether this CPU and build can run the backend.
     pub fn is_available(self) -> bool {
         let f = detect::features();

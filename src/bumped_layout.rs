@@ -871,13 +871,7 @@ impl BumpedHeader {
     /// not; a filter of no keys, no columns.
     fn decode(h: &[u8; HEADER_BYTES]) -> Result<BumpedHeader, Error> {
         let family = Family::of(h).ok_or(Error::BadMagic)?;
-        let u64_at = |i: usize| {
-            let mut b = [0xffu8; 8];
-            for (d, s) in b.iter_mut().zip(h.iter().skip(i)) {
-                *d = *s;
-            }
-            u64::from_le_bytes(b)
-        };
+        let u64_at = |i| crate::layout::header_u64(h, i);
         let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
         let lower_columns = u32::from(h[7]);
         let layers = u64_at(24);
@@ -899,7 +893,7 @@ impl BumpedHeader {
             family,
             width,
             lower_columns,
-            seed: u32::from_le_bytes([h[8], h[9], h[10], h[11]]),
+            seed: crate::layout::header_u32(h, 8),
             num_keys: u64_at(16),
             num_layers: layers as usize,
         })

@@ -65,69 +65,59 @@ macro_rules! proven {
     }};
 }
 
-/// The proven `(contains, contains_batch)` entry points of instruction-set
-/// module `$isa` for words `$W` and the caller's probes `P` (source `S`);
-/// the single query is the one compiled for `$columns`, a value of
-/// [`single_query_columns`].
-macro_rules! proven_queries {
-    // Kernels that ignore the column bound (NEON loops over each key's
-    // own columns) get the runtime-bound entry only: the bounded ones
-    // would be copies of it.
-    ($proof:expr, $isa:ident, $W:ty) => {{
-        type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
-        type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
+/// The proven `(single, batch)` entry points `$one` and `$batch` of
+/// instruction-set module `$isa` for words `$W` and the caller's probes
+/// `P` (source `S`), answering `$Out` (a filter's `contains` and
+/// `contains_batch`, `bool`; a retrieval structure's `get` and
+/// `get_batch`, `u64`) as the safe types `$OneFn<S>` and `$BatchFn<S>`.
+/// With `$columns`, a value of [`single_query_columns`], the single entry
+/// is the one compiled for it. Kernels that ignore the column bound (NEON
+/// loops over each key's own columns) get the runtime-bound entry only:
+/// the bounded ones would be copies of it.
+macro_rules! proven_entries {
+    ($proof:expr, $isa:ident, $W:ty, $one:ident, $batch:ident, $Out:ty, $OneFn:ident, $BatchFn:ident) => {{
+        type One<S> = unsafe fn(&S, &[u8], u64) -> $Out;
+        type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [$Out]);
         let proof = $proof;
         (
-            proven!(proof, $isa::contains::<$W, P, 0>, Contains<S> => ContainsFn<S>),
-            proven!(proof, $isa::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+            proven!(proof, $isa::$one::<$W, P, 0>, One<S> => $OneFn<S>),
+            proven!(proof, $isa::$batch::<$W, P>, Batch<S> => $BatchFn<S>),
         )
     }};
-    ($proof:expr, $isa:ident, $W:ty, $columns:expr) => {{
-        type Contains<S> = unsafe fn(&S, &[u8], u64) -> bool;
-        type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [bool]);
+    (
+        $proof:expr, $isa:ident, $W:ty, $one:ident, $batch:ident, $Out:ty, $OneFn:ident,
+        $BatchFn:ident, $columns:expr
+    ) => {{
+        type One<S> = unsafe fn(&S, &[u8], u64) -> $Out;
+        type Batch<S> = unsafe fn(&S, &[u8], &[u64], &mut [$Out]);
         let proof = $proof;
-        let contains: Contains<S> = match $columns {
-            8 => $isa::contains::<$W, P, 8>,
-            12 => $isa::contains::<$W, P, 12>,
-            16 => $isa::contains::<$W, P, 16>,
-            _ => $isa::contains::<$W, P, 0>,
+        let one: One<S> = match $columns {
+            8 => $isa::$one::<$W, P, 8>,
+            12 => $isa::$one::<$W, P, 12>,
+            16 => $isa::$one::<$W, P, 16>,
+            _ => $isa::$one::<$W, P, 0>,
         };
         (
-            proven!(proof, contains, Contains<S> => ContainsFn<S>),
-            proven!(proof, $isa::contains_batch::<$W, P>, Batch<S> => BatchFn<S>),
+            proven!(proof, one, One<S> => $OneFn<S>),
+            proven!(proof, $isa::$batch::<$W, P>, Batch<S> => $BatchFn<S>),
         )
     }};
 }
 
-/// The proven `(get, get_batch)` entry points of instruction-set module
-/// `$isa` for words `$W` and the caller's probes `P` (source `S`), as
-/// [`proven_queries`] makes the queries' (without `$columns`: the
-/// runtime-bound single evaluation only).
+/// A filter's query entries ([`proven_entries`]).
+macro_rules! proven_queries {
+    ($proof:expr, $isa:ident, $W:ty $(, $columns:expr)?) => {
+        proven_entries!(
+            $proof, $isa, $W, contains, contains_batch, bool, ContainsFn, BatchFn $(, $columns)?
+        )
+    };
+}
+
+/// A retrieval structure's evaluation entries ([`proven_entries`]).
 macro_rules! proven_evals {
-    ($proof:expr, $isa:ident, $W:ty) => {{
-        type Get<S> = unsafe fn(&S, &[u8], u64) -> u64;
-        type GetBatch<S> = unsafe fn(&S, &[u8], &[u64], &mut [u64]);
-        let proof = $proof;
-        (
-            proven!(proof, $isa::get::<$W, P, 0>, Get<S> => GetFn<S>),
-            proven!(proof, $isa::get_batch::<$W, P>, GetBatch<S> => GetBatchFn<S>),
-        )
-    }};
-    ($proof:expr, $isa:ident, $W:ty, $columns:expr) => {{
-        type Get<S> = unsafe fn(&S, &[u8], u64) -> u64;
-        type GetBatch<S> = unsafe fn(&S, &[u8], &[u64], &mut [u64]);
-        let proof = $proof;
-        let get: Get<S> = match $columns {
-            8 => $isa::get::<$W, P, 8>,
-            12 => $isa::get::<$W, P, 12>,
-            16 => $isa::get::<$W, P, 16>,
-            _ => $isa::get::<$W, P, 0>,
-        };
-        (
-            proven!(proof, get, Get<S> => GetFn<S>),
-            proven!(proof, $isa::get_batch::<$W, P>, GetBatch<S> => GetBatchFn<S>),
-        )
-    }};
+    ($proof:expr, $isa:ident, $W:ty $(, $columns:expr)?) => {
+        proven_entries!($proof, $isa, $W, get, get_batch, u64, GetFn, GetBatchFn $(, $columns)?)
+    };
 }
 
 /// Accepts only a proof value (see [`proven`]).

@@ -406,8 +406,7 @@ impl Header {
         if h[4] != VERSION {
             return Err(Error::UnsupportedVersion);
         }
-        let u32_at = |i: usize| u32::from_le_bytes(take(h, i));
-        let u64_at = |i: usize| u64::from_le_bytes(take(h, i));
+        let (u32_at, u64_at) = (|i| header_u32(h, i), |i| header_u64(h, i));
         // Bumped filters have a layer table instead of one geometry:
         // `src/bumped_layout.rs` reads them.
         let kind = Kind::from_code(u32::from(h[5]))
@@ -500,6 +499,16 @@ fn put(h: &mut [u8; HEADER_BYTES], at: usize, bytes: &[u8]) {
     for (d, s) in h.iter_mut().skip(at).zip(bytes) {
         *d = *s;
     }
+}
+
+/// The little-endian `u32` header field at byte `at` (0 past the end).
+pub(crate) fn header_u32(h: &[u8; HEADER_BYTES], at: usize) -> u32 {
+    u32::from_le_bytes(take(h, at))
+}
+
+/// The little-endian `u64` header field at byte `at` (0 past the end).
+pub(crate) fn header_u64(h: &[u8; HEADER_BYTES], at: usize) -> u64 {
+    u64::from_le_bytes(take(h, at))
 }
 
 /// The `N` header bytes at `at` (header fields; no panic path).

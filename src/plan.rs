@@ -420,11 +420,8 @@ impl Plan {
     /// [`Backend::current`]. Every backend writes identical bytes; this is
     /// for comparing them. Refuses a backend this CPU or build lacks.
     pub fn with_backend(self, backend: Backend) -> Result<Plan, Error> {
-        if !backend.is_available() {
-            return Err(Error::BackendUnavailable);
-        }
         Ok(Plan {
-            backend: Some(backend),
+            backend: Some(backend.available()?),
             ..self
         })
     }

@@ -36,7 +36,7 @@ use crate::hash::{Coeff, Expander, FreeRows};
 use crate::kernels::{EvalKernels, SolveKernel};
 use crate::layout::{
     Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width, column_mask,
-    header_start, is_bumped_of,
+    header_start, header_u32, header_u64, is_bumped_of,
 };
 use crate::plan::{MAX_KEYS, MAX_SEEDS, standard_blocks};
 use crate::probe::Parts;
@@ -178,11 +178,8 @@ impl RetrievalPlan {
     /// The same plan building and querying with `backend`;
     /// [`Error::BackendUnavailable`] where this CPU or build lacks it.
     pub fn with_backend(self, backend: Backend) -> Result<RetrievalPlan, Error> {
-        if !backend.is_available() {
-            return Err(Error::BackendUnavailable);
-        }
         Ok(RetrievalPlan {
-            backend: Some(backend),
+            backend: Some(backend.available()?),
             ..self
         })
     }
@@ -561,16 +558,7 @@ impl RetrievalHeader {
                 needed: HEADER_BYTES,
                 given: bytes.len(),
             })?;
-        let u32_at = |i: usize| {
-            let mut b = [0u8; 4];
-            b.copy_from_slice(&h[i..i + 4]);
-            u32::from_le_bytes(b)
-        };
-        let u64_at = |i: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&h[i..i + 8]);
-            u64::from_le_bytes(b)
-        };
+        let (u32_at, u64_at) = (|i| header_u32(h, i), |i| header_u64(h, i));
         if Family::of(h) != Some(Family::Retrieval) {
             return Err(Error::BadMagic);
         }
