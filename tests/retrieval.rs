@@ -499,18 +499,21 @@ fn bumped_hostile_bytes_never_panic() {
             Error::BadMagic
         );
         let table = 40 + 32 * 4 + 400;
-        for at in 0..table.min(bytes.len()) {
+        // Under Miri, every third byte of the header and table.
+        let step = if cfg!(miri) { 3 } else { 1 };
+        for at in (0..table.min(bytes.len())).step_by(step) {
             let flips: &[u8] = if cfg!(miri) { &[0xff] } else { &[1, 0x80] };
             for &flip in flips {
                 let mut bad = bytes.to_vec();
                 bad[at] ^= flip;
                 if let Ok(view) = RetrievalRef::from_bytes(&bad) {
                     let bits = view.value_bits();
-                    for &k in keys.iter().take(50) {
+                    let some = &keys[..n.min(if cfg!(miri) { 10 } else { 50 })];
+                    for &k in some {
                         assert!(bits == 64 || view.get(k) >> bits == 0);
                     }
-                    let mut out = vec![0; 50];
-                    view.get_batch(&keys[..50], &mut out).unwrap();
+                    let mut out = vec![0; some.len()];
+                    view.get_batch(some, &mut out).unwrap();
                     assert!(out.iter().all(|&v| bits == 64 || v >> bits == 0));
                 }
             }
