@@ -181,6 +181,9 @@ fn counting_sort<K: Copy>(
 /// Large layers are banded in [`BANDING_SEGMENTS`] segments, one step of
 /// each in turn, under the rule of [`boundary_buckets`] (which says why
 /// the outcome is that of banding bucket by bucket under the rule).
+// Out of line: inlined into the layered build, it banded w = 128 layers
+// 6-7 % slower (182 against 171 ns per key at 10^6, side by side).
+#[inline(never)]
 pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     buckets: Buckets,
     expander: &Expander,
