@@ -276,9 +276,13 @@ fn check_retrieval(backend: Backend) {
 }
 
 fn check_retrieval_of(backend: Backend, kind: ribbon_kernel::Kind, n: usize) {
-    use ribbon_kernel::{Retrieval, RetrievalPlan};
+    use ribbon_kernel::{Kind, Retrieval, RetrievalPlan};
     let keys = hashes(u64::from(backend.code()) ^ 0x7e7, n);
-    let bits_set: &[u32] = if cfg!(miri) {
+    // Under Miri the Bumped run (one layer of 30 keys: the layered view
+    // around the same kernels) takes one value width.
+    let bits_set: &[u32] = if cfg!(miri) && kind == Kind::Bumped {
+        &[3]
+    } else if cfg!(miri) {
         &[3, 64]
     } else {
         &[1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64]
