@@ -1138,6 +1138,21 @@ impl<'a> Layers<'a> {
     }
 }
 
+/// The layers of a Bumped structure validated before, one after another,
+/// each checked against the one before as [`Layers::next_layer`] does
+/// (not its threshold list); none for bytes that no longer hold a Bumped
+/// header, and the iteration ends at a layer they no longer hold. For
+/// reports (slots per layer); queries never need it.
+pub(crate) fn layers_of(bytes: &[u8]) -> impl Iterator<Item = LayerRef<'_>> {
+    let mut layers = Layers::new(bytes).ok();
+    let mut keys = layers.as_ref().map_or(0, |l| l.header().num_keys);
+    core::iter::from_fn(move || {
+        let layer = layers.as_mut()?.next_layer(keys, false)?.ok()?;
+        keys = layer.num_keys;
+        Some(layer)
+    })
+}
+
 /// Validates every layer of a Bumped filter that starts `bytes` and
 /// returns its header and its length (which may be less than
 /// `bytes.len()`).

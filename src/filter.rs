@@ -202,15 +202,12 @@ impl<'a> FilterRef<'a> {
     /// A Bumped filter's layers (none for the other kinds, or for bytes
     /// that changed since they were validated).
     fn layers(&self) -> impl Iterator<Item = bumped_layout::LayerRef<'a>> {
-        let mut layers = Layers::new(self.bytes)
-            .ok()
-            .filter(|_| self.state.bumped.is_some());
-        let mut keys = self.state.num_keys;
-        core::iter::from_fn(move || {
-            let layer = layers.as_mut()?.next_layer(keys, false)?.ok()?;
-            keys = layer.num_keys;
-            Some(layer)
-        })
+        let bytes = if self.state.bumped.is_some() {
+            self.bytes
+        } else {
+            &[]
+        };
+        bumped_layout::layers_of(bytes)
     }
 
     /// Bumped Ribbon only: the number of layers and, per layer, the keys it

@@ -27,7 +27,7 @@
 use crate::backend::Backend;
 use crate::band::{self, AddOutcome, insert};
 use crate::bump::{self, Bounds, Shape};
-use crate::bumped_layout::{self, LAST_LAYER_KEYS, Layers};
+use crate::bumped_layout::{self, LAST_LAYER_KEYS};
 use crate::error::Error;
 use crate::filter::BumpedTop;
 #[cfg(feature = "capi")]
@@ -630,8 +630,6 @@ pub(crate) struct RetrievalState {
     value_bits: u32,
     seed: u32,
     num_keys: u64,
-    /// Slots of every layer.
-    num_slots: usize,
     kernels: EvalKernels<Parts>,
     /// Bumped layers: the first's ranges and the next ones' state.
     bumped: Option<BumpedTop<EvalKernels<Parts>>>,
@@ -654,7 +652,6 @@ impl RetrievalState {
             value_bits: h.value_bits,
             seed: h.seed,
             num_keys: h.num_keys,
-            num_slots: g.num_slots(),
             kernels: EvalKernels::for_retrieval(backend, &g).ok_or(Error::BackendUnavailable)?,
             bumped: None,
         })
@@ -666,13 +663,6 @@ impl RetrievalState {
         crate::layout::exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
         bumped_layout::validate_prefix(bytes)?;
         let (first, header, top) = BumpedTop::decode(bytes, backend)?;
-        let mut layers = Layers::new(bytes)?;
-        let (mut keys, mut num_slots) = (header.num_keys, 0usize);
-        while let Some(layer) = layers.next_layer(keys, false) {
-            let layer = layer?;
-            keys = layer.num_keys;
-            num_slots = num_slots.saturating_add(layer.geometry.num_slots());
-        }
         let g = first.geometry;
         Ok(RetrievalState {
             parts: Parts {
@@ -682,7 +672,6 @@ impl RetrievalState {
             value_bits: header.lower_columns,
             seed: header.seed,
             num_keys: header.num_keys,
-            num_slots,
             kernels: EvalKernels::for_retrieval(backend, &g).ok_or(Error::BackendUnavailable)?,
             bumped: Some(top),
         })
@@ -763,7 +752,8 @@ pub(crate) fn get_once(bytes: &[u8], backend: Backend, hash: u64) -> Result<u64,
         let h = RetrievalHeader::decode_prefix(bytes)?;
         return layer_once::<Kernels>(backend, &h.geometry, h.seed, payload(bytes), hash);
     }
-    let g = Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
+    let g =
+        bumped_layout::Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
     if let Some(value) = first_layer_once::<Kernels>(bytes, &g, backend, hash)? {
         return Ok(value);
     }
@@ -793,7 +783,7 @@ impl core::fmt::Debug for RetrievalRef<'_> {
             .field("width", &g.width)
             .field("value_bits", &self.state.value_bits)
             .field("num_keys", &self.state.num_keys)
-            .field("num_slots", &self.state.num_slots)
+            .field("num_slots", &self.num_slots())
             .field("seed", &self.state.seed)
             .field("bytes", &self.bytes.len())
             .field("backend", &self.backend())
@@ -896,7 +886,12 @@ impl<'a> RetrievalRef<'a> {
     /// Slots of the solution (each holds `value_bits` bits), of every
     /// layer.
     pub fn num_slots(&self) -> usize {
-        self.state.num_slots
+        match self.state.bumped {
+            Some(_) => bumped_layout::layers_of(self.bytes)
+                .map(|l| l.geometry.num_slots())
+                .sum(),
+            None => self.state.parts.geometry.num_slots(),
+        }
     }
 
     /// The kind the structure is built on: [`Kind::Standard`] or

@@ -47,6 +47,12 @@ fn check_plan(plan: &RetrievalPlan, keys: &[u64], vals: &[u64], backends: &[Back
     assert_eq!(map.value_bits(), bits);
     assert_eq!(map.view().kind(), plan.kind());
     assert!(map.as_bytes().len() <= plan.retrieval_bytes());
+    // Each slot of every layer holds `bits` bits of the bytes (a key
+    // whose equation follows from others, as 1-bit values often do, takes
+    // no row: slots may be fewer than keys).
+    let slots = map.view().num_slots();
+    assert!(slots > 0 || keys.is_empty());
+    assert!(slots as u64 * u64::from(bits) <= map.as_bytes().len() as u64 * 8);
     for &backend in backends {
         let view = map.view().with_backend(backend).unwrap();
         let n = keys.len();
