@@ -827,38 +827,51 @@ impl<W: Coeff> LayerBuilder<'_, W> {
             let data_at = self.data_at;
             let groups_end = data_at + threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
             let listed_end = groups_end + 4 * listed;
-            let payload_end = listed_end + g.payload_bytes();
             let data = self
                 .out
-                .get_mut(data_at..payload_end)
+                .get_mut(data_at..listed_end)
                 .ok_or(Error::TooLarge)?;
-            let (groups, rest) = data
+            let (groups, list) = data
                 .split_at_mut_checked(groups_end - data_at)
-                .ok_or(Error::TooLarge)?;
-            let (list, payload) = rest
-                .split_at_mut_checked(listed_end - groups_end)
                 .ok_or(Error::TooLarge)?;
             encode_thresholds(buckets, thresholds, groups, list)
                 .map_err(|()| Error::ConstructionFailed)?;
-            let rows = self
-                .rows
-                .get_mut(..g.num_slots() * stride)
-                .ok_or(Error::TooLarge)?;
-            self.solve.run(
-                &g,
-                FreeRows::Pseudorandom(expander.seed_mix),
-                Rows::new_for(width, rows, true),
-                payload,
-            );
             let listed = u32::try_from(listed).map_err(|_| Error::TooLarge)?;
-            *self.entries.get_mut(self.layers).ok_or(Error::TooLarge)? =
-                Some(layer_entry(&g, this_seed, listed, k));
-            self.layers += 1;
-            self.data_at = payload_end;
+            let entry = layer_entry(&g, this_seed, listed, k);
+            self.solve_and_record(&g, expander.seed_mix, listed_end, entry)?;
             self.cap = cap_next;
             return Ok(Some(bumped));
         }
         Err(Error::ConstructionFailed)
+    }
+
+    /// Back-substitutes the banded rows of layer `g` (its seed's mix
+    /// `seed_mix` fills the free rows) into the output at `payload_at`, and
+    /// records the layer: its table entry, and the next layer's data after
+    /// its payload.
+    fn solve_and_record(
+        &mut self,
+        g: &Geometry,
+        seed_mix: u64,
+        payload_at: usize,
+        entry: LayerEntry,
+    ) -> Result<(), Error> {
+        let payload_end = payload_at + g.payload_bytes();
+        let rows = self
+            .rows
+            .get_mut(..g.num_slots() * Rows::stride::<W>(true))
+            .ok_or(Error::TooLarge)?;
+        let payload = self
+            .out
+            .get_mut(payload_at..payload_end)
+            .ok_or(Error::TooLarge)?;
+        let rows = Rows::new_for(self.shape.width, rows, true);
+        self.solve
+            .run(g, FreeRows::Pseudorandom(seed_mix), rows, payload);
+        *self.entries.get_mut(self.layers).ok_or(Error::TooLarge)? = Some(entry);
+        self.layers += 1;
+        self.data_at = payload_end;
+        Ok(())
     }
 
     /// The last layer: no thresholds; grown until it builds.
@@ -884,22 +897,8 @@ impl<W: Coeff> LayerBuilder<'_, W> {
                     insert::<W, true>(rows, s as usize, c, b) != AddOutcome::Inconsistent
                 });
             if consistent {
-                let payload_end = self.data_at + g.payload_bytes();
-                let payload = self
-                    .out
-                    .get_mut(self.data_at..payload_end)
-                    .ok_or(Error::TooLarge)?;
-                self.solve.run(
-                    &g,
-                    FreeRows::Pseudorandom(expander.seed_mix),
-                    Rows::new_for(width, rows, true),
-                    payload,
-                );
-                *self.entries.get_mut(self.layers).ok_or(Error::TooLarge)? =
-                    Some(layer_entry(&g, self.seed, 0, k));
-                self.layers += 1;
-                self.data_at = payload_end;
-                return Ok(());
+                let entry = layer_entry(&g, self.seed, 0, k);
+                return self.solve_and_record(&g, expander.seed_mix, self.data_at, entry);
             }
             self.seed = self.seed.wrapping_add(1);
         }
