@@ -301,18 +301,15 @@ impl RetrievalPlan {
         };
         let out = out.get_mut(..len).ok_or(out_too_small)?;
         let needed = self.scratch_words();
-        let given = scratch.len();
-        let (rows, sort) = scratch
-            .get_mut(..needed)
-            .and_then(|s| s.split_at_mut_checked(scratch_parts(&self.geometry, self.num_keys)?.0))
-            .ok_or(Error::ScratchTooSmall { needed, given })?;
+        let short = Error::ScratchTooSmall {
+            needed,
+            given: scratch.len(),
+        };
+        let scratch = scratch.get_mut(..needed).ok_or(short)?;
         let backend = self.backend();
         let solve =
             SolveKernel::new(backend, self.geometry.width).ok_or(Error::BackendUnavailable)?;
         if self.bumped.is_some() {
-            let scratch = scratch
-                .get_mut(..needed)
-                .ok_or(Error::ScratchTooSmall { needed, given })?;
             return match bump::build_values(&self.shape(), hashes, values, &solve, scratch, out) {
                 Err(Error::ConstructionFailed) if has_conflict(hashes, values, scratch) => {
                     Err(Error::ConflictingValues)
@@ -320,6 +317,10 @@ impl RetrievalPlan {
                 result => result,
             };
         }
+        // Standard Ribbon: the banded rows, then the sort's part.
+        let (rows, sort) = scratch_parts(&self.geometry, self.num_keys)
+            .and_then(|(rows, _)| scratch.split_at_mut_checked(rows))
+            .ok_or(short)?;
         for attempt in 0..self.max_seeds {
             let seed = self.seed.wrapping_add(attempt);
             let banded = match self.geometry.width {
