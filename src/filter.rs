@@ -347,6 +347,10 @@ pub(crate) struct Validated {
 /// answers them (about 2 KB of stack for them; 128 were no faster).
 const BUMPED_BATCH: usize = 64;
 
+/// Keys a Bumped batch query answers from the first layer before it scans
+/// their thresholds: 16 KiB of hashes, which the scan finds in L1 or L2.
+const SCAN_BLOCK: usize = 2048;
+
 /// Layers after the first whose query state a view keeps (deeper ones are
 /// decoded from the bytes when a key reaches them: 1 in 2,000 keys or
 /// fewer).
@@ -518,9 +522,17 @@ impl<K: LayerKernels> BumpedTop<K> {
         hashes: &[u64],
         out: &mut [K::Answer],
     ) {
-        kernels.batch(parts, self.first_payload(bytes), hashes, out);
-        if self.num_layers > 1 {
-            self.batch_bumped(parts, bytes, hashes, out);
+        let payload = self.first_payload(bytes);
+        if self.num_layers == 1 {
+            kernels.batch(parts, payload, hashes, out);
+            return;
+        }
+        // A block at a time, so that the threshold scan reads the hashes
+        // while the cache still holds them (a whole batch's hashes, read
+        // twice, can come from memory twice).
+        for (block, answers) in hashes.chunks(SCAN_BLOCK).zip(out.chunks_mut(SCAN_BLOCK)) {
+            kernels.batch(parts, payload, block, answers);
+            self.batch_bumped(parts, bytes, block, answers);
         }
     }
 

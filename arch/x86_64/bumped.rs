@@ -41,7 +41,10 @@ fn bumped_slowly(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: Option<&u6
 }
 
 /// `scalar::scan_bumped`, `V::LANES` keys at a time: the same pairs in
-/// `out` and the same counts.
+/// `out`, but it may stop sooner, once `out` has room for fewer than
+/// `V::LANES` more (a scalar scan of the keys it took writes the same
+/// pairs and count). It takes at least one key when `hashes` and `out`
+/// are not empty.
 ///
 /// # Safety
 /// The CPU supports `V`'s instruction set.
@@ -137,7 +140,14 @@ pub(crate) unsafe fn scan_bumped<V: GatherLanes>(
             scanned += V::LANES;
         }
     }
-    // The last keys, fewer than a vector, or those `out` has no room for.
+    // The last keys, fewer than a vector, go through the scalar code; so do
+    // all keys when `out` had no room for a vector's worth. Otherwise the
+    // scan stops here, with room left for fewer than a vector's bumped
+    // keys: the caller empties `out` and comes back (the scalar code
+    // would take about 12 keys for each pair it still had room for).
+    if hashes.len() - scanned >= V::LANES && scanned > 0 {
+        return (scanned, written);
+    }
     let (rest, more) = scalar::scan_bumped(
         parts,
         thresholds,
@@ -221,22 +231,46 @@ mod tests {
                     for out_len in [1, 3, 4, 5, 8, 9, 17, 64, 1 << 12] {
                         for from in [0, 1, 5] {
                             let hashes = &hashes[from..];
-                            let mut want = vec![(0, 0); out_len];
-                            let mut got = vec![(0, 0); out_len];
-                            let a = scalar::scan_bumped(&parts, &t, hashes, 10, &mut want);
-                            // SAFETY: the caller checked the instruction set.
-                            let b = unsafe { scan(&parts, &t, hashes, 10, &mut got) };
                             let context = || {
                                 std::format!(
                                     "{width:?} blocks {num_blocks} exceptions {exceptions_per_1000} out {out_len} from {from}"
                                 )
                             };
-                            assert_eq!(a, b, "{}", context());
-                            assert_eq!(want[..a.1], got[..b.1], "{}", context());
+                            // Scanned to the end, `out_len` pairs at most
+                            // per call as `BumpedTop::batch` does: the same
+                            // pairs, and each call takes a key.
+                            let scanned_all = |scan: Scan| {
+                                let mut out = vec![(0, 0); out_len];
+                                let (mut pairs, mut at) = (vec![], 0);
+                                while at < hashes.len() {
+                                    // SAFETY: the caller checked the
+                                    // instruction set (the scalar scan
+                                    // needs none).
+                                    let (n, w) = unsafe {
+                                        scan(&parts, &t, &hashes[at..], 10 + at, &mut out)
+                                    };
+                                    assert!(n > 0 && w <= out_len, "{}", context());
+                                    pairs.extend_from_slice(&out[..w]);
+                                    at += n;
+                                }
+                                pairs
+                            };
+                            let want = scanned_all(scalar::scan_bumped);
+                            let got = scanned_all(scan);
+                            assert_eq!(want, got, "{}", context());
                             // A bumped key at all: the comparison means something.
                             if out_len == 1 << 12 && keys > 1000 && num_blocks >= 300 {
-                                assert!(a.1 > 0, "{}", context());
+                                assert!(!want.is_empty(), "{}", context());
                             }
+                            // One call: a prefix of the scalar scan's pairs.
+                            let mut want = vec![(0, 0); out_len];
+                            let mut got = vec![(0, 0); out_len];
+                            let a = scalar::scan_bumped(&parts, &t, hashes, 10, &mut want);
+                            // SAFETY: the caller checked the instruction set.
+                            let b = unsafe { scan(&parts, &t, hashes, 10, &mut got) };
+                            assert!(b.0 <= a.0 && b.1 <= a.1, "{}", context());
+                            assert!(b.0 > 0 || hashes.is_empty(), "{}", context());
+                            assert_eq!(want[..b.1], got[..b.1], "{}", context());
                         }
                     }
                 }
