@@ -98,12 +98,15 @@ impl LayerKey for [u64; 2] {
 /// Remixes the keys of `inputs` with the layer's seed (`expander` is the
 /// layer's, Standard without smash) into `ordered`, in banding order:
 /// buckets ascending, each from its last start down. Keys with one start
-/// keep their relative order. Two stable counting sorts, by place within
-/// the bucket into `temp` and then by bucket into `ordered`: their
-/// counters (`counts`, [`sort_counters`]) stay in cache, where one counter
-/// per start (about 8 MB per 10^6 keys) did not. `temp` and `ordered`
-/// need as many keys as `inputs` has; with fewer, nothing is written and
-/// the answer is `false`.
+/// keep their relative order. A stable counting sort by bucket into
+/// `temp` (its counters, `counts`, [`sort_counters`], stay in cache,
+/// where one counter per start, about 8 MB per 10^6 keys, did not), then
+/// each bucket's keys, by place within the bucket (how far back from its
+/// end), into the same places of `ordered`: a bucket's keys and its
+/// counters are in cache then, where a second sort of all the keys had
+/// read and written them all again from memory. `temp` and `ordered` need
+/// as many keys as `inputs` has; with fewer, nothing is written and the
+/// answer is `false`.
 pub(crate) fn order_for_banding<K: LayerKey>(
     buckets: Buckets,
     expander: &Expander,
@@ -121,16 +124,35 @@ pub(crate) fn order_for_banding<K: LayerKey>(
         return false;
     };
     let mix = expander.seed_mix;
-    let start_of = |x: u64| start(x, expander.num_starts, 0);
-    // By place within the bucket (how far back from its end), remixing.
+    let locate = |x: u64| buckets.locate(start(x, expander.num_starts, 0));
+    // By bucket, remixing.
     counting_sort(inputs, temp, counts, |key: K| {
         let x = remix(key.hash(), mix);
-        (buckets.locate(start_of(x)).1 as usize, key.with_hash(x))
+        (locate(x).0 as usize, key.with_hash(x))
     });
-    // By bucket, stable: within a bucket the order above stays.
-    counting_sort(temp.iter().copied(), ordered, counts, |key: K| {
-        (buckets.locate(start_of(key.hash())).0 as usize, key)
-    });
+    // Each bucket's keys (a run in `temp`), by place, stable: the order is
+    // that of sorting all keys by place and then, stably, by bucket.
+    let within = counts.get_mut(..buckets.size() as usize).unwrap_or(&mut []);
+    let mut from = 0;
+    while let Some(&first) = temp.get(from) {
+        let bucket = locate(first.hash()).0;
+        let run = temp
+            .get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|key| locate(key.hash()).0 == bucket)
+            .count();
+        let (Some(keys), Some(to)) = (
+            temp.get(from..from + run),
+            ordered.get_mut(from..from + run),
+        ) else {
+            return false;
+        };
+        counting_sort(keys.iter().copied(), to, within, |key: K| {
+            (locate(key.hash()).1 as usize, key)
+        });
+        from += run;
+    }
     true
 }
 
