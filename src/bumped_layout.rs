@@ -365,8 +365,8 @@ pub(crate) const fn kept_entries(buckets: Buckets, w: u32) -> usize {
 }
 
 /// Counters the counting sorts of `bump::order_for_banding` need for a
-/// layer of `num_starts` starts: one per bucket, or per place in a bucket
-/// if that is more.
+/// layer of `num_starts` starts: one per bucket (the sort by bucket), or
+/// per place in a bucket (each bucket's sort by place) if that is more.
 pub(crate) const fn sort_counters(buckets: Buckets, num_starts: u64) -> u64 {
     let num_buckets = buckets.count(num_starts);
     let size = buckets.size() as u64;
@@ -457,7 +457,7 @@ pub(crate) const fn layer_bounds(
 /// Scratch words of a build with these bounds ([`layer_bounds`]) whose
 /// keys take `key_words` words each (a filter's 1, a retrieval key's 2):
 /// `(rows, next layer's keys, ordered keys, counting sort, thresholds)`.
-/// The rows also hold the first counting sort's keys.
+/// The rows also hold the keys sorted by bucket.
 pub(crate) const fn scratch_parts(
     width: Width,
     num_keys: u64,

@@ -43,7 +43,8 @@ pub(crate) type GetFn<S> = fn(&S, &[u8], u64) -> u64;
 pub(crate) type GetBatchFn<S> = fn(&S, &[u8], &[u64], &mut [u64]);
 /// A Bumped filter's first-layer scan for batch queries (see
 /// `arch::scalar::scan_bumped`): `(parts, thresholds, hashes, first, out)`
-/// to `(scanned, written)`.
+/// to `(scanned, written)`. A vector scan may stop before `out` is full
+/// (`arch/x86_64/bumped.rs`); every scan takes a key when it can.
 pub(crate) type ScanBumpedFn =
     fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
 /// Back-substitution: `(geometry, free rows, rows, payload)`.
