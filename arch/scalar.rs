@@ -10,7 +10,7 @@
 //! that block's ICML words.
 
 use super::generic::{self, QueryKernel};
-use crate::bumped_layout::ThresholdsRef;
+use crate::bumped_layout::{BumpedKey, ThresholdsRef};
 use crate::hash::{Coeff, FreeRows, remix, start};
 use crate::layout::Geometry;
 use crate::probe::{Parts, Probe, Probes};
@@ -258,7 +258,7 @@ pub(crate) fn scan_bumped(
     thresholds: &ThresholdsRef<'_>,
     hashes: &[u64],
     first: usize,
-    out: &mut [(u64, usize)],
+    out: &mut [BumpedKey],
 ) -> (usize, usize) {
     let mut written = 0;
     for (i, &hash) in hashes.iter().enumerate() {
@@ -266,7 +266,7 @@ pub(crate) fn scan_bumped(
             return (i, written);
         };
         let (bumped, x) = bumped_flag(parts, thresholds, hash);
-        *slot = (x, first + i);
+        *slot = BumpedKey { x, at: first + i };
         written += usize::from(bumped);
     }
     (hashes.len(), written)

@@ -604,6 +604,16 @@ pub(crate) fn encode_thresholds(
     Ok(())
 }
 
+/// A key a layer bumped, as a batch query gathers it: what the key carries
+/// to the next layer (its remix with the layer's seed) and where its
+/// answer goes. `repr(C)`, so that vector code stores whole pairs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BumpedKey {
+    pub(crate) x: u64,
+    pub(crate) at: usize,
+}
+
 /// Encoded thresholds of one layer, as [`encode_thresholds`] wrote them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ThresholdsRef<'a> {

@@ -1,7 +1,7 @@
 //! `FilterRef`: a zero-copy, validated view over a serialized filter.
 
 use crate::backend::Backend;
-use crate::bumped_layout::{self, Buckets, BumpedHeader, Layers, ThresholdsRef};
+use crate::bumped_layout::{self, Buckets, BumpedHeader, BumpedKey, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::{Equation, Expander};
 use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn, bumped_flag};
@@ -540,7 +540,7 @@ impl<K: LayerKernels> BumpedTop<K> {
     #[inline(never)]
     fn batch_bumped(&self, parts: &Parts, bytes: &[u8], hashes: &[u64], out: &mut [K::Answer]) {
         let thresholds = self.first.thresholds(self.buckets, bytes);
-        let mut bumped = [(0u64, 0usize); BUMPED_BATCH];
+        let mut bumped = [BumpedKey::default(); BUMPED_BATCH];
         let mut scanned = 0;
         while scanned < hashes.len() {
             let rest = hashes.get(scanned..).unwrap_or(&[]);
@@ -563,45 +563,66 @@ impl<K: LayerKernels> BumpedTop<K> {
     }
 
     /// Answers the keys the first layer bumped (what it remixed each to,
-    /// and where its answer goes): those the second layer keeps through
-    /// its batch kernel, the others (1 in 12 of them at w = 64) one by
-    /// one.
-    fn answer_bumped(&self, bytes: &[u8], bumped: &[(u64, usize)], out: &mut [K::Answer]) {
+    /// and where its answer goes): all through the second layer's batch
+    /// kernel, then those the second layer bumped in turn (1 in 12 of
+    /// them at w = 64, found by the same threshold scan as the first
+    /// layer's, without a branch per key) one by one.
+    fn answer_bumped(&self, bytes: &[u8], bumped: &[BumpedKey], out: &mut [K::Answer]) {
         let Some(second) = &self.cached[0] else {
             // A structure of more layers than the view keeps, bytes that
             // lost the second: key by key.
-            for &(x, i) in bumped {
-                if let Some(answer) = out.get_mut(i) {
+            for &BumpedKey { x, at } in bumped {
+                if let Some(answer) = out.get_mut(at) {
                     *answer = self.deeper(bytes, x);
                 }
             }
             return;
         };
-        let thresholds = second.ranges.thresholds(self.buckets, bytes);
-        let mut kept = [0u64; BUMPED_BATCH];
-        let mut kept_at = [0usize; BUMPED_BATCH];
-        let mut count = 0;
-        for &(x, i) in bumped {
-            if !second.last && bumped_flag(&second.parts, &thresholds, x).0 {
-                if let Some(answer) = out.get_mut(i) {
-                    *answer = self.deeper(bytes, x);
-                }
-            } else if let (Some(k), Some(at)) = (kept.get_mut(count), kept_at.get_mut(count)) {
-                (*k, *at) = (x, i);
-                count += 1;
-            }
+        let mut xs = [0u64; BUMPED_BATCH];
+        for (x, key) in xs.iter_mut().zip(bumped) {
+            *x = key.x;
         }
+        let mut answers = [K::Answer::default(); BUMPED_BATCH];
+        let count = bumped.len().min(BUMPED_BATCH);
+        let (Some(xs), Some(answers)) = (xs.get(..count), answers.get_mut(..count)) else {
+            return;
+        };
         let (from, to) = second.ranges.payload;
         let payload = bytes.get(from..to).unwrap_or(&[]);
-        let mut answers = [K::Answer::default(); BUMPED_BATCH];
-        let (Some(kept), Some(answers)) = (kept.get(..count), answers.get_mut(..count)) else {
-            return;
-        };
-        second.kernels.batch(&second.parts, payload, kept, answers);
-        for (&answer, &i) in answers.iter().zip(&kept_at) {
-            if let Some(out) = out.get_mut(i) {
+        second.kernels.batch(&second.parts, payload, xs, answers);
+        for (&answer, key) in answers.iter().zip(bumped) {
+            if let Some(out) = out.get_mut(key.at) {
                 *out = answer;
             }
+        }
+        if second.last {
+            return;
+        }
+        // The keys the second layer bumped: `at` is their place in `xs`.
+        let thresholds = second.ranges.thresholds(self.buckets, bytes);
+        let mut deeper = [BumpedKey::default(); BUMPED_BATCH];
+        let mut scanned = 0;
+        while let Some(rest) = xs.get(scanned..)
+            && !rest.is_empty()
+        {
+            let (n, written) = (self.scan)(&second.parts, &thresholds, rest, scanned, &mut deeper);
+            for d in deeper.get(..written).unwrap_or(&[]) {
+                if let Some(key) = bumped.get(d.at)
+                    && let Some(answer) = out.get_mut(key.at)
+                {
+                    *answer = self.deeper(bytes, key.x);
+                }
+            }
+            if n == 0 {
+                // Never: `deeper` has room for every key of `xs`.
+                for key in bumped.get(scanned..count).unwrap_or(&[]) {
+                    if let Some(answer) = out.get_mut(key.at) {
+                        *answer = self.deeper(bytes, key.x);
+                    }
+                }
+                return;
+            }
+            scanned += n;
         }
     }
 

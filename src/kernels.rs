@@ -22,7 +22,7 @@ use crate::arch::x86_64::avx2::{self, Avx2};
 #[cfg(ribbon_avx512_kernels)]
 use crate::arch::x86_64::avx512::{self, Avx512};
 use crate::backend::Backend;
-use crate::bumped_layout::ThresholdsRef;
+use crate::bumped_layout::{BumpedKey, ThresholdsRef};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, Kind, Width};
 use crate::probe::{NativeProbes, Parts, Probes};
@@ -46,7 +46,7 @@ pub(crate) type GetBatchFn<S> = fn(&S, &[u8], &[u64], &mut [u64]);
 /// to `(scanned, written)`. A vector scan may stop before `out` is full
 /// (`arch/x86_64/bumped.rs`); every scan takes a key when it can.
 pub(crate) type ScanBumpedFn =
-    fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
+    fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [BumpedKey]) -> (usize, usize);
 /// Back-substitution: `(geometry, free rows, rows, payload)`.
 type SolveFn = fn(&Geometry, FreeRows, Rows<'_>, &mut [u8]);
 
@@ -361,7 +361,7 @@ pub(crate) fn scan_bumped(backend: Backend) -> Option<ScanBumpedFn> {
     #[allow(unused_parens)]
     #[cfg_attr(not(ribbon_x86_kernels), allow(dead_code))]
     type Scan =
-        unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
+        unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [BumpedKey]) -> (usize, usize);
     Some(match backend {
         #[cfg(ribbon_x86_kernels)]
         Backend::Avx2 => proven!(Avx2::detect()?, avx2::scan_bumped, Scan => ScanBumpedFn),

@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
-use crate::bumped_layout::ThresholdsRef;
+use crate::bumped_layout::{BumpedKey, ThresholdsRef};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Parts, Probe, Probes};
@@ -356,6 +356,32 @@ impl super::bumped::GatherLanes for __m256i {
         // SAFETY: AVX2 is available (the trait's contract).
         unsafe { _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32 }
     }
+    #[inline(always)]
+    unsafe fn store_packed(x: Self, first: u64, lanes: u32, out: &mut [BumpedKey]) {
+        // Masks of four lanes pack to lanes below four.
+        let Some(order) = super::bumped::PACKED_LANES.get(lanes as usize & 15) else {
+            return;
+        };
+        let order = u32::from_le_bytes([order[0], order[1], order[2], order[3]]);
+        // SAFETY: AVX2 is available (the trait's contract); `out` holds 4
+        // pairs of two u64 (the trait's contract), which the two unaligned
+        // stores fill.
+        unsafe {
+            let lane = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(order as i32));
+            // The 32-bit halves of each packed lane: 2 * lane and 2 * lane + 1.
+            let half = _mm256_add_epi64(lane, lane);
+            let halves = _mm256_or_si256(
+                half,
+                _mm256_slli_epi64::<32>(_mm256_add_epi64(half, _mm256_set1_epi64x(1))),
+            );
+            let xs = _mm256_permutevar8x32_epi32(x, halves);
+            let at = _mm256_add_epi64(_mm256_set1_epi64x(first as i64), lane);
+            let (lo, hi) = (_mm256_unpacklo_epi64(xs, at), _mm256_unpackhi_epi64(xs, at));
+            let dst = out.as_mut_ptr().cast::<__m256i>();
+            _mm256_storeu_si256(dst, _mm256_permute2x128_si256::<0x20>(lo, hi));
+            _mm256_storeu_si256(dst.add(1), _mm256_permute2x128_si256::<0x31>(lo, hi));
+        }
+    }
 }
 
 /// `scalar::scan_bumped` (a Bumped filter's first-layer threshold check)
@@ -369,7 +395,7 @@ pub(crate) unsafe fn scan_bumped(
     thresholds: &ThresholdsRef<'_>,
     hashes: &[u64],
     first: usize,
-    out: &mut [(u64, usize)],
+    out: &mut [BumpedKey],
 ) -> (usize, usize) {
     // SAFETY: AVX2 is enabled for this function.
     unsafe { super::bumped::scan_bumped::<__m256i>(parts, thresholds, hashes, first, out) }

@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 
 use super::expand::U64Lanes;
 use crate::arch::generic::{self, Lanes64, ProbeChunk, QueryKernel, SolveLanes};
-use crate::bumped_layout::ThresholdsRef;
+use crate::bumped_layout::{BumpedKey, ThresholdsRef};
 use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Parts, Probe, Probes};
@@ -431,6 +431,27 @@ impl super::bumped::GatherLanes for __m512i {
     unsafe fn mask_bits(m: __mmask8) -> u32 {
         u32::from(m)
     }
+    #[inline(always)]
+    unsafe fn store_packed(x: Self, first: u64, lanes: u32, out: &mut [BumpedKey]) {
+        let Some(order) = super::bumped::PACKED_LANES.get(lanes as usize) else {
+            return;
+        };
+        // SAFETY: AVX-512F is available (the trait's contract); `order`
+        // holds 8 bytes; `out` holds 8 pairs of two u64 (the trait's
+        // contract), which the two unaligned stores fill.
+        unsafe {
+            let lane = _mm512_cvtepu8_epi64(_mm_loadl_epi64(order.as_ptr().cast()));
+            let xs = _mm512_permutexvar_epi64(lane, x);
+            let at = _mm512_add_epi64(_mm512_set1_epi64(first as i64), lane);
+            // Pairs 0-3 and 4-7: x and at of one packed lane side by side.
+            let lo = _mm512_permutex2var_epi64(xs, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), at);
+            let hi =
+                _mm512_permutex2var_epi64(xs, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), at);
+            let dst = out.as_mut_ptr().cast::<__m512i>();
+            _mm512_storeu_si512(dst, lo);
+            _mm512_storeu_si512(dst.add(1), hi);
+        }
+    }
 }
 
 /// `scalar::scan_bumped` (a Bumped filter's first-layer threshold check)
@@ -444,7 +465,7 @@ pub(crate) unsafe fn scan_bumped(
     thresholds: &ThresholdsRef<'_>,
     hashes: &[u64],
     first: usize,
-    out: &mut [(u64, usize)],
+    out: &mut [BumpedKey],
 ) -> (usize, usize) {
     // SAFETY: the instruction sets are enabled for this function.
     unsafe { super::bumped::scan_bumped::<__m512i>(parts, thresholds, hashes, first, out) }

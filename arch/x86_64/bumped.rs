@@ -7,7 +7,7 @@
 
 use super::expand::{U64Lanes, remix_and_draw};
 use crate::arch::scalar;
-use crate::bumped_layout::{GROUP_BUCKETS, GROUP_BYTES, ThresholdsRef};
+use crate::bumped_layout::{BumpedKey, GROUP_BUCKETS, GROUP_BYTES, ThresholdsRef};
 use crate::probe::Parts;
 
 // The group math below: 128 buckets of 22 bytes, the slots in the last 6.
@@ -30,6 +30,38 @@ pub(crate) trait GatherLanes: U64Lanes {
     /// # Safety
     /// See the trait.
     unsafe fn mask_bits(m: Self::Mask) -> u32;
+    /// Writes `BumpedKey { x: x[lane], at: first + lane }` of each lane
+    /// set in `lanes` (below `1 << LANES`), in lane order, to the first
+    /// entries of `out`; the entries after them get unspecified pairs.
+    ///
+    /// # Safety
+    /// See the trait; `out` has `LANES` entries (all are written) and
+    /// `usize` is 64 bits wide.
+    unsafe fn store_packed(x: Self, first: u64, lanes: u32, out: &mut [BumpedKey]);
+}
+
+// `store_packed` writes pairs as two u64 lanes.
+const _: () = assert!(size_of::<BumpedKey>() == 16 && size_of::<usize>() == 8);
+
+/// For each mask of eight lanes, its set lanes in ascending order, then
+/// zeros: the lane permutation that packs those lanes to the front.
+pub(super) static PACKED_LANES: [[u8; 8]; 256] = packed_lanes();
+
+const fn packed_lanes() -> [[u8; 8]; 256] {
+    let mut table = [[0u8; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut packed) = (0, 0);
+        while lane < 8 {
+            if mask >> lane & 1 == 1 {
+                table[mask][packed] = lane as u8;
+                packed += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
 }
 
 /// The scalar check of a lane the vector code leaves to it: out of line,
@@ -54,7 +86,7 @@ pub(crate) unsafe fn scan_bumped<V: GatherLanes>(
     thresholds: &ThresholdsRef<'_>,
     hashes: &[u64],
     first: usize,
-    out: &mut [(u64, usize)],
+    out: &mut [BumpedKey],
 ) -> (usize, usize) {
     let e = &parts.expander;
     let groups = thresholds.groups;
@@ -119,11 +151,22 @@ pub(crate) unsafe fn scan_bumped<V: GatherLanes>(
             let maybe_listed = V::mask_bits(listed_past.lt(bumping_within));
             let outside = lane_bits & !V::mask_bits(at.lt(groups_end));
             let scalar_lanes = maybe_listed | outside;
-            // Most chunks bump no key: then nothing is stored.
-            let mut lanes = (bumped & lane_bits) | scalar_lanes;
-            if lanes != 0 {
+            let bumped = bumped & lane_bits;
+            if scalar_lanes == 0 {
+                // The bumped lanes' pairs, packed, with vector code and
+                // no branch: about half the chunks bump a key (1 in 12 at
+                // w = 64, eight lanes), so a branch on "any bumped"
+                // mispredicted on half of them.
+                if let Some(dst) = out.get_mut(written..written + V::LANES) {
+                    V::store_packed(x, (first + scanned) as u64, bumped, dst);
+                }
+                written += bumped.count_ones() as usize;
+            } else {
+                // A lane for the scalar check (about 1 chunk in 7): lane by
+                // lane, in order.
                 let mut xs = [0u64; 8];
                 x.store(&mut xs);
+                let mut lanes = bumped | scalar_lanes;
                 while lanes != 0 {
                     let lane = lanes.trailing_zeros() as usize;
                     lanes &= lanes - 1;
@@ -132,7 +175,10 @@ pub(crate) unsafe fn scan_bumped<V: GatherLanes>(
                         _ => bumped_slowly(parts, thresholds, chunk.get(lane)),
                     };
                     if let (Some(slot), Some(&x)) = (out.get_mut(written), xs.get(lane)) {
-                        *slot = (x, first + scanned + lane);
+                        *slot = BumpedKey {
+                            x,
+                            at: first + scanned + lane,
+                        };
                     }
                     written += usize::from(is_bumped);
                 }
@@ -170,7 +216,7 @@ mod tests {
     use std::vec;
 
     type Scan =
-        unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [(u64, usize)]) -> (usize, usize);
+        unsafe fn(&Parts, &ThresholdsRef<'_>, &[u64], usize, &mut [BumpedKey]) -> (usize, usize);
 
     /// Whether `backend` runs here; says why not, and fails when
     /// `RIBBON_REQUIRE_BACKENDS` demands it.
@@ -199,10 +245,14 @@ mod tests {
     /// counts, for `out` of every length around the lane count.
     fn sweep(scan: Scan) {
         let mut state = 3u64;
-        let (blocks, keys): (&[usize], usize) = if cfg!(miri) {
-            (&[1, 300], 40)
+        let (blocks, keys, out_lens): (&[usize], usize, &[usize]) = if cfg!(miri) {
+            (&[1, 300], 40, &[1, 4, 9, 64])
         } else {
-            (&[1, 2, 5, 300, 5000], 3000)
+            (
+                &[1, 2, 5, 300, 5000],
+                3000,
+                &[1, 3, 4, 5, 8, 9, 17, 64, 1 << 12],
+            )
         };
         for width in [Width::W64, Width::W128] {
             let buckets = Buckets::for_width(width);
@@ -228,7 +278,7 @@ mod tests {
                     };
                     let mut hashes = vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63];
                     hashes.extend((0..keys).map(|_| splitmix64(&mut state)));
-                    for out_len in [1, 3, 4, 5, 8, 9, 17, 64, 1 << 12] {
+                    for &out_len in out_lens {
                         for from in [0, 1, 5] {
                             let hashes = &hashes[from..];
                             let context = || {
@@ -240,7 +290,7 @@ mod tests {
                             // per call as `BumpedTop::batch` does: the same
                             // pairs, and each call takes a key.
                             let scanned_all = |scan: Scan| {
-                                let mut out = vec![(0, 0); out_len];
+                                let mut out = vec![BumpedKey::default(); out_len];
                                 let (mut pairs, mut at) = (vec![], 0);
                                 while at < hashes.len() {
                                     // SAFETY: the caller checked the
@@ -263,8 +313,8 @@ mod tests {
                                 assert!(!want.is_empty(), "{}", context());
                             }
                             // One call: a prefix of the scalar scan's pairs.
-                            let mut want = vec![(0, 0); out_len];
-                            let mut got = vec![(0, 0); out_len];
+                            let mut want = vec![BumpedKey::default(); out_len];
+                            let mut got = vec![BumpedKey::default(); out_len];
                             let a = scalar::scan_bumped(&parts, &t, hashes, 10, &mut want);
                             // SAFETY: the caller checked the instruction set.
                             let b = unsafe { scan(&parts, &t, hashes, 10, &mut got) };
