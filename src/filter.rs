@@ -600,7 +600,10 @@ impl<K: LayerKernels> BumpedTop<K> {
         }
         // The keys the second layer bumped: `at` is their place in `xs`.
         let thresholds = second.ranges.thresholds(self.buckets, bytes);
-        let mut deeper = [BumpedKey::default(); BUMPED_BATCH];
+        // About 1 in 12 of them, a scan at a time (16 entries, two
+        // vectors' worth: the stack batch queries take on 32-bit targets
+        // stays what it was when the second layer listed its kept keys).
+        let mut deeper = [BumpedKey::default(); 16];
         let mut scanned = 0;
         while let Some(rest) = xs.get(scanned..)
             && !rest.is_empty()
@@ -614,7 +617,7 @@ impl<K: LayerKernels> BumpedTop<K> {
                 }
             }
             if n == 0 {
-                // Never: `deeper` has room for every key of `xs`.
+                // Never: a scan takes a key while `deeper` has room.
                 for key in bumped.get(scanned..count).unwrap_or(&[]) {
                     if let Some(answer) = out.get_mut(key.at) {
                         *answer = self.deeper(bytes, key.x);
