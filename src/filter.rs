@@ -541,24 +541,18 @@ impl<K: LayerKernels> BumpedTop<K> {
     fn batch_bumped(&self, parts: &Parts, bytes: &[u8], hashes: &[u64], out: &mut [K::Answer]) {
         let thresholds = self.first.thresholds(self.buckets, bytes);
         let mut bumped = [BumpedKey::default(); BUMPED_BATCH];
-        let mut scanned = 0;
-        while scanned < hashes.len() {
-            let rest = hashes.get(scanned..).unwrap_or(&[]);
-            let (n, count) = (self.scan)(parts, &thresholds, rest, scanned, &mut bumped);
-            self.answer_bumped(bytes, bumped.get(..count).unwrap_or(&[]), out);
-            if n == 0 {
-                // A scan takes at least one key while `bumped` has room;
-                // should one not, the rest go one by one (never skipped:
-                // that could be a false negative).
-                let outs = out.get_mut(scanned..).unwrap_or(&mut []);
-                for (&hash, answer) in rest.iter().zip(outs) {
-                    if let Some(x) = bumped_by(parts, &thresholds, hash) {
-                        *answer = self.deeper(bytes, x);
-                    }
-                }
-                return;
+        let unscanned =
+            scan_in_pieces(self.scan, parts, &thresholds, hashes, &mut bumped, |keys| {
+                self.answer_bumped(bytes, keys, out);
+            });
+        // Should a scan have taken no key, the rest go one by one (never
+        // skipped: that could be a false negative).
+        let rest = hashes.get(unscanned..).unwrap_or(&[]);
+        let outs = out.get_mut(unscanned..).unwrap_or(&mut []);
+        for (&hash, answer) in rest.iter().zip(outs) {
+            if let Some(x) = bumped_by(parts, &thresholds, hash) {
+                *answer = self.deeper(bytes, x);
             }
-            scanned += n;
         }
     }
 
@@ -568,13 +562,16 @@ impl<K: LayerKernels> BumpedTop<K> {
     /// them at w = 64, found by the same threshold scan as the first
     /// layer's, without a branch per key) one by one.
     fn answer_bumped(&self, bytes: &[u8], bumped: &[BumpedKey], out: &mut [K::Answer]) {
+        let answer_deeper = |key: &BumpedKey, out: &mut [K::Answer]| {
+            if let Some(answer) = out.get_mut(key.at) {
+                *answer = self.deeper(bytes, key.x);
+            }
+        };
         let Some(second) = &self.cached[0] else {
             // A structure of more layers than the view keeps, bytes that
             // lost the second: key by key.
-            for &BumpedKey { x, at } in bumped {
-                if let Some(answer) = out.get_mut(at) {
-                    *answer = self.deeper(bytes, x);
-                }
+            for key in bumped {
+                answer_deeper(key, out);
             }
             return;
         };
@@ -604,28 +601,21 @@ impl<K: LayerKernels> BumpedTop<K> {
         // vectors' worth: the stack batch queries take on 32-bit targets
         // stays what it was when the second layer listed its kept keys).
         let mut deeper = [BumpedKey::default(); 16];
-        let mut scanned = 0;
-        while let Some(rest) = xs.get(scanned..)
-            && !rest.is_empty()
-        {
-            let (n, written) = (self.scan)(&second.parts, &thresholds, rest, scanned, &mut deeper);
-            for d in deeper.get(..written).unwrap_or(&[]) {
-                if let Some(key) = bumped.get(d.at)
-                    && let Some(answer) = out.get_mut(key.at)
-                {
-                    *answer = self.deeper(bytes, key.x);
+        let unscanned = scan_in_pieces(
+            self.scan,
+            &second.parts,
+            &thresholds,
+            xs,
+            &mut deeper,
+            |keys| {
+                for key in keys.iter().filter_map(|d| bumped.get(d.at)) {
+                    answer_deeper(key, out);
                 }
-            }
-            if n == 0 {
-                // Never: a scan takes a key while `deeper` has room.
-                for key in bumped.get(scanned..count).unwrap_or(&[]) {
-                    if let Some(answer) = out.get_mut(key.at) {
-                        *answer = self.deeper(bytes, key.x);
-                    }
-                }
-                return;
-            }
-            scanned += n;
+            },
+        );
+        // Should a scan have taken no key: the rest one by one.
+        for key in bumped.get(unscanned..count).unwrap_or(&[]) {
+            answer_deeper(key, out);
         }
     }
 
@@ -685,6 +675,35 @@ impl<K: LayerKernels> BumpedTop<K> {
         }
         K::MISSING
     }
+}
+
+/// Scans `hashes` with `scan` for the keys a layer (`parts`,
+/// `thresholds`) bumps, a piece at a time into `buffer`, and hands each
+/// piece's bumped keys to `each` (`at`: their index in `hashes`). Returns
+/// how many hashes were scanned: all of them, unless a scan took none
+/// (which a scan with room in `buffer` never does); the caller answers
+/// the rest one by one.
+#[inline(always)]
+fn scan_in_pieces(
+    scan: ScanBumpedFn,
+    parts: &Parts,
+    thresholds: &ThresholdsRef<'_>,
+    hashes: &[u64],
+    buffer: &mut [BumpedKey],
+    mut each: impl FnMut(&[BumpedKey]),
+) -> usize {
+    let mut scanned = 0;
+    while let Some(rest) = hashes.get(scanned..)
+        && !rest.is_empty()
+    {
+        let (n, written) = scan(parts, thresholds, rest, scanned, buffer);
+        each(buffer.get(..written).unwrap_or(&[]));
+        if n == 0 {
+            break;
+        }
+        scanned += n;
+    }
+    scanned
 }
 
 /// A bumping layer's verdict on a key: `Some(x)`, the value the key
