@@ -241,10 +241,30 @@ fn solve_columns<W: Word, const GROUP: usize>(
 /// vector scans (`arch/x86_64/bumped.rs`) match bit for bit.
 #[inline(always)]
 pub(crate) fn bumped_flag(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> (bool, u64) {
+    let (x, bucket, back) = bucket_place(parts, thresholds, hash);
+    (back >= thresholds.threshold(bucket), x)
+}
+
+/// Whether [`bumped_flag`] may say bumped: true for every key the layer
+/// bumped and for the few others whose bucket may have a listed threshold
+/// (under 2 %), from the group's codes and slots alone, without a branch,
+/// so that a single query takes one rare branch instead of the list's and
+/// the comparison's.
+#[inline(always)]
+pub(crate) fn maybe_bumped(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> bool {
+    let (_, bucket, back) = bucket_place(parts, thresholds, hash);
+    let (t, maybe_listed) = thresholds.slotted_threshold(bucket);
+    (back >= t) | maybe_listed
+}
+
+/// A key's remix with the layer's seed, the bucket of its start and how
+/// far back from the bucket's end the start lies.
+#[inline(always)]
+fn bucket_place(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> (u64, u64, u32) {
     let e = &parts.expander;
     let x = remix(hash, e.seed_mix);
     let (bucket, back) = thresholds.buckets.locate(start(x, e.num_starts, 0));
-    (back >= thresholds.threshold(bucket), x)
+    (x, bucket, back)
 }
 
 /// Scans `hashes` for the keys a Bumped filter's first layer bumped: each

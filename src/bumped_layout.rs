@@ -637,6 +637,20 @@ impl ThresholdsRef<'_> {
     /// write give some threshold, never a panic.
     #[inline]
     pub(crate) fn threshold(&self, bucket: u64) -> u32 {
+        let (t, maybe_listed) = self.slotted_threshold(bucket);
+        if maybe_listed {
+            return self.listed_threshold(bucket).unwrap_or(t);
+        }
+        t
+    }
+
+    /// The threshold of `bucket` as its group's codes and slots give it,
+    /// and whether the list may hold another (then the list's, if it has
+    /// one, is [`ThresholdsRef::threshold`]). Free of branches, so that a
+    /// query can fold its one rare branch (bumped, or maybe listed) into
+    /// the comparison with the key's place.
+    #[inline(always)]
+    pub(crate) fn slotted_threshold(&self, bucket: u64) -> (u32, bool) {
         // Checked: a bucket past the groups (or the address space) reads
         // none.
         let group = usize::try_from(bucket / GROUP_BUCKETS)
@@ -644,7 +658,7 @@ impl ThresholdsRef<'_> {
             .and_then(|g| g.checked_mul(GROUP_BYTES))
             .and_then(|at| self.groups.get(at..at.checked_add(GROUP_BYTES)?));
         let Some(group) = group else {
-            return self.buckets.size();
+            return (self.buckets.size(), false);
         };
         // Two loads: the 64 codes holding the bucket's, and the slots.
         let u64_at = |at: usize| {
@@ -671,10 +685,7 @@ impl ThresholdsRef<'_> {
         let more = u32::from(slot_bucket(1) > slot_bucket(2));
         let listed_past = pick(more, slot_bucket(1), GROUP_BUCKETS as u32);
         let bumping_within = within as i32 - ((nothing_bumped as i32) << 8);
-        if bumping_within > listed_past as i32 {
-            return self.listed_threshold(bucket).unwrap_or(t);
-        }
-        t
+        (t, bumping_within > listed_past as i32)
     }
 
     /// Binary search of the list for `bucket`, free of branches but for

@@ -4,7 +4,7 @@ use crate::backend::Backend;
 use crate::bumped_layout::{self, Buckets, BumpedHeader, BumpedKey, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::{Equation, Expander};
-use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn, bumped_flag};
+use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn, bumped_flag, maybe_bumped};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 use crate::probe::Parts;
 
@@ -503,11 +503,26 @@ impl<K: LayerKernels> BumpedTop<K> {
     ) -> K::Answer {
         if self.num_layers > 1 {
             let thresholds = self.first.thresholds(self.buckets, bytes);
-            if let Some(x) = bumped_by(parts, &thresholds, hash) {
-                return self.deeper(bytes, x);
+            // One branch, taken by about 1 key in 11 at w = 64 (bumped,
+            // or its threshold maybe listed): the decoding's other ways
+            // are selects.
+            if maybe_bumped(parts, &thresholds, hash)
+                && let Some(answer) = self.bumped_or_listed(parts, bytes, hash)
+            {
+                return answer;
             }
         }
         kernels.one(parts, payload, hash)
+    }
+
+    /// A key of [`BumpedTop::one`] whose first-layer bucket bumped it, or
+    /// may list its threshold: its answer from the layers after the first,
+    /// or `None` when the first layer answers it after all.
+    #[inline(never)]
+    fn bumped_or_listed(&self, parts: &Parts, bytes: &[u8], hash: u64) -> Option<K::Answer> {
+        let thresholds = self.first.thresholds(self.buckets, bytes);
+        let x = bumped_by(parts, &thresholds, hash)?;
+        Some(self.deeper(bytes, x))
     }
 
     /// Every hash's answer into `out`, the first layer's kernels (of

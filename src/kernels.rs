@@ -29,7 +29,7 @@ use crate::probe::{NativeProbes, Parts, Probes};
 use crate::word::Rows;
 
 pub(crate) use crate::arch::prefetch_for_write;
-pub(crate) use crate::arch::scalar::bumped_flag;
+pub(crate) use crate::arch::scalar::{bumped_flag, maybe_bumped};
 
 /// A single query: `(source, payload, hash)`.
 type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
