@@ -660,36 +660,52 @@ impl<K: LayerKernels> BumpedTop<K> {
     /// from the bytes.
     #[cold]
     #[inline(never)]
-    fn uncached(&self, bytes: &[u8], from: usize, mut x: u64) -> K::Answer {
-        let Ok(mut layers) = Layers::new(bytes) else {
+    fn uncached(&self, bytes: &[u8], from: usize, x: u64) -> K::Answer {
+        walk_layers::<K>(bytes, self.backend, from, x)
+    }
+}
+
+/// The answer of the layers after the first `from` of the Bumped structure
+/// `bytes` (validated) for a key that reached them as `x` (what the layer
+/// before remixed it to), with `backend`'s kernels `K`: each layer decoded
+/// from the bytes as the key reaches it and nothing kept, so that it needs
+/// little stack (a view's layers past those it keeps; the C ABI's one-shot
+/// queries). Bytes that no longer hold a layer answer
+/// [`LayerKernels::MISSING`].
+fn walk_layers<K: LayerKernels>(
+    bytes: &[u8],
+    backend: Backend,
+    from: usize,
+    mut x: u64,
+) -> K::Answer {
+    let Ok(mut layers) = Layers::new(bytes) else {
+        return K::MISSING;
+    };
+    let mut keys = layers.header().num_keys;
+    let mut i = 0;
+    while let Some(Ok(layer)) = layers.next_layer(keys, false) {
+        keys = layer.num_keys;
+        i += 1;
+        if i <= from {
+            continue;
+        }
+        let g = layer.geometry;
+        let parts = Parts {
+            geometry: g,
+            expander: Expander::new(&g, layer.seed),
+        };
+        if !layer.last
+            && let Some(y) = bumped_by(&parts, &layer.thresholds, x)
+        {
+            x = y;
+            continue;
+        }
+        let Some(kernels) = K::for_layer(backend, &g) else {
             return K::MISSING;
         };
-        let mut keys = layers.header().num_keys;
-        let mut i = 0;
-        while let Some(Ok(layer)) = layers.next_layer(keys, false) {
-            keys = layer.num_keys;
-            i += 1;
-            if i <= from {
-                continue;
-            }
-            let g = layer.geometry;
-            let parts = Parts {
-                geometry: g,
-                expander: Expander::new(&g, layer.seed),
-            };
-            if !layer.last
-                && let Some(y) = bumped_by(&parts, &layer.thresholds, x)
-            {
-                x = y;
-                continue;
-            }
-            let Some(kernels) = K::for_layer(self.backend, &g) else {
-                return K::MISSING;
-            };
-            return kernels.one(&parts, layer.payload, x);
-        }
-        K::MISSING
+        return kernels.one(&parts, layer.payload, x);
     }
+    K::MISSING
 }
 
 /// Scans `hashes` with `scan` for the keys a layer (`parts`,
@@ -734,9 +750,9 @@ fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option
 /// with `backend`, with no view: for callers that cannot keep one (the C
 /// ABI's `ribbon_contains`, whose struct holds only the header's fields).
 /// A view's state is hundreds of bytes to build and copy, many times a
-/// query's own work; this builds only what the query reads. For a Bumped
-/// filter that is the first layer, and the whole state only for a key it
-/// bumped (1 in 12).
+/// query's own work; this reads only what the query needs. For a Bumped
+/// filter that is the first layer and, for a key it bumped (1 in 12), the
+/// later layers one at a time ([`first_layer_once`]).
 #[cfg(feature = "capi")]
 pub(crate) fn contains_once(
     header: &Header,
@@ -753,11 +769,7 @@ pub(crate) fn contains_once(
         kind: Kind::Standard,
         ..header.geometry
     };
-    if let Some(answer) = first_layer_once::<Kernels>(bytes, &g, backend, hash)? {
-        return Ok(answer);
-    }
-    let state = Validated::for_bumped(bytes, backend)?;
-    Ok(state.contains(bytes, state.payload(bytes), hash))
+    first_layer_once::<Kernels>(bytes, &g, backend, hash)
 }
 
 /// One answer of a layer (geometry `g`, `seed`, `payload`) with
@@ -778,10 +790,12 @@ pub(crate) fn layer_once<K: LayerKernels>(
     Ok(kernels.one(&parts, payload, hash))
 }
 
-/// The answer of the first layer (geometry `g`, kept by the caller) of
-/// the validated Bumped structure `bytes`, or `None` when that layer
-/// bumped `hash` (the caller then decodes the whole state): what one
-/// query without a view reads, for the C ABI. Bytes changed since they
+/// The answer of the validated Bumped structure `bytes` (its first
+/// layer's geometry `g`, kept by the caller) for `hash`, with no view:
+/// what one query without a view reads, for the C ABI. The first layer's
+/// entry, then, for a key it bumped (1 in 12 at w = 64), the later layers
+/// one at a time ([`walk_layers`]), never a view's whole state: the C
+/// single query's stack stays that of one layer. Bytes changed since they
 /// were validated give some answer or an error, never a panic.
 #[cfg(feature = "capi")]
 pub(crate) fn first_layer_once<K: LayerKernels>(
@@ -789,17 +803,21 @@ pub(crate) fn first_layer_once<K: LayerKernels>(
     g: &Geometry,
     backend: Backend,
     hash: u64,
-) -> Result<Option<K::Answer>, Error> {
+) -> Result<K::Answer, Error> {
     let first = Layers::first_of_validated(bytes, g).ok_or(Error::CorruptHeader)?;
     let parts = Parts {
         geometry: first.geometry,
         expander: Expander::new(&first.geometry, first.seed),
     };
-    if first.last || bumped_by(&parts, &first.thresholds, hash).is_none() {
-        let answer = layer_once::<K>(backend, &first.geometry, first.seed, first.payload, hash)?;
-        return Ok(Some(answer));
+    if !first.last
+        && let Some(x) = bumped_by(&parts, &first.thresholds, hash)
+    {
+        // Resolved here, so that a backend this CPU lacks is an error
+        // for every key, as for the first layer's.
+        K::for_layer(backend, &first.geometry).ok_or(Error::BackendUnavailable)?;
+        return Ok(walk_layers::<K>(bytes, backend, 1, x));
     }
-    Ok(None)
+    layer_once::<K>(backend, &first.geometry, first.seed, first.payload, hash)
 }
 
 impl Validated {

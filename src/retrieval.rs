@@ -742,10 +742,10 @@ impl RetrievalState {
 /// One evaluation of the validated structure `bytes`, with `backend`,
 /// without a view: for the C ABI's `ribbon_retrieval_get`, whose struct
 /// holds no decoded state. A view's state, with Bumped layers' query state,
-/// costs many times a query to build; this builds what the query reads:
-/// the header, or a Bumped structure's first layer, and the whole state
-/// only for a key that layer bumped. Bytes changed since they were
-/// validated give some value or an error, never a panic.
+/// costs many times a query to build; this reads what the query needs:
+/// the header, or a Bumped structure's first layer and, for a key that
+/// layer bumped, the later layers one at a time. Bytes changed since they
+/// were validated give some value or an error, never a panic.
 #[cfg(feature = "capi")]
 pub(crate) fn get_once(bytes: &[u8], backend: Backend, hash: u64) -> Result<u64, Error> {
     type Kernels = EvalKernels<Parts>;
@@ -755,22 +755,10 @@ pub(crate) fn get_once(bytes: &[u8], backend: Backend, hash: u64) -> Result<u64,
     }
     let g =
         bumped_layout::Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
-    if let Some(value) = first_layer_once::<Kernels>(bytes, &g, backend, hash)? {
-        return Ok(value);
-    }
-    // Bumped by the first layer: the later layers' state (not the whole
-    // validation of a view, done when it opened).
-    let (first, _, top) = BumpedTop::<Kernels>::decode(bytes, backend)?;
-    let parts = Parts {
-        geometry: first.geometry,
-        expander: Expander::new(&first.geometry, first.seed),
-    };
-    let kernels =
-        Kernels::for_retrieval(backend, &first.geometry).ok_or(Error::BackendUnavailable)?;
-    Ok(top.one(&parts, &kernels, bytes, first.payload, hash))
+    first_layer_once::<Kernels>(bytes, &g, backend, hash)
 }
 
-/// The payload of a structure's bytes./// The payload of a structure's bytes.
+/// The payload of a structure's bytes.
 #[inline(always)]
 fn payload(bytes: &[u8]) -> &[u8] {
     bytes.get(HEADER_BYTES..).unwrap_or(&[])
