@@ -672,6 +672,7 @@ impl<K: LayerKernels> BumpedTop<K> {
 /// little stack (a view's layers past those it keeps; the C ABI's one-shot
 /// queries). Bytes that no longer hold a layer answer
 /// [`LayerKernels::MISSING`].
+#[inline(never)]
 fn walk_layers<K: LayerKernels>(
     bytes: &[u8],
     backend: Backend,
@@ -752,7 +753,7 @@ fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option
 /// A view's state is hundreds of bytes to build and copy, many times a
 /// query's own work; this reads only what the query needs. For a Bumped
 /// filter that is the first layer and, for a key it bumped (1 in 12), the
-/// later layers one at a time ([`first_layer_once`]).
+/// later layers one at a time ([`bumped_once`]).
 #[cfg(feature = "capi")]
 pub(crate) fn contains_once(
     header: &Header,
@@ -769,7 +770,7 @@ pub(crate) fn contains_once(
         kind: Kind::Standard,
         ..header.geometry
     };
-    first_layer_once::<Kernels>(bytes, &g, backend, hash)
+    bumped_once::<Kernels>(bytes, &g, backend, hash)
 }
 
 /// One answer of a layer (geometry `g`, `seed`, `payload`) with
@@ -794,16 +795,33 @@ pub(crate) fn layer_once<K: LayerKernels>(
 /// layer's geometry `g`, kept by the caller) for `hash`, with no view:
 /// what one query without a view reads, for the C ABI. The first layer's
 /// entry, then, for a key it bumped (1 in 12 at w = 64), the later layers
-/// one at a time ([`walk_layers`]), never a view's whole state: the C
-/// single query's stack stays that of one layer. Bytes changed since they
-/// were validated give some answer or an error, never a panic.
+/// one at a time ([`walk_layers`]), never a view's whole state. The two
+/// run one after the other, not one inside the other, so that the C single
+/// query's stack is the larger of the two. Bytes changed since they were
+/// validated give some answer or an error, never a panic.
 #[cfg(feature = "capi")]
-pub(crate) fn first_layer_once<K: LayerKernels>(
+pub(crate) fn bumped_once<K: LayerKernels>(
     bytes: &[u8],
     g: &Geometry,
     backend: Backend,
     hash: u64,
 ) -> Result<K::Answer, Error> {
+    match first_layer_once::<K>(bytes, g, backend, hash)? {
+        Ok(answer) => Ok(answer),
+        Err(x) => Ok(walk_layers::<K>(bytes, backend, 1, x)),
+    }
+}
+
+/// The first layer's part of [`bumped_once`]: its answer, or what it
+/// remixed `hash` to (`Err`) when it bumped the key.
+#[cfg(feature = "capi")]
+#[inline(never)]
+fn first_layer_once<K: LayerKernels>(
+    bytes: &[u8],
+    g: &Geometry,
+    backend: Backend,
+    hash: u64,
+) -> Result<Result<K::Answer, u64>, Error> {
     let first = Layers::first_of_validated(bytes, g).ok_or(Error::CorruptHeader)?;
     let parts = Parts {
         geometry: first.geometry,
@@ -815,9 +833,9 @@ pub(crate) fn first_layer_once<K: LayerKernels>(
         // Resolved here, so that a backend this CPU lacks is an error
         // for every key, as for the first layer's.
         K::for_layer(backend, &first.geometry).ok_or(Error::BackendUnavailable)?;
-        return Ok(walk_layers::<K>(bytes, backend, 1, x));
+        return Ok(Err(x));
     }
-    layer_once::<K>(backend, &first.geometry, first.seed, first.payload, hash)
+    layer_once::<K>(backend, &first.geometry, first.seed, first.payload, hash).map(Ok)
 }
 
 impl Validated {

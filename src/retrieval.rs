@@ -31,7 +31,7 @@ use crate::bumped_layout::{self, LAST_LAYER_KEYS};
 use crate::error::Error;
 use crate::filter::BumpedTop;
 #[cfg(feature = "capi")]
-use crate::filter::{first_layer_once, layer_once};
+use crate::filter::{bumped_once, layer_once};
 use crate::hash::{Coeff, Expander, FreeRows};
 use crate::kernels::{EvalKernels, SolveKernel};
 use crate::layout::{
@@ -755,7 +755,7 @@ pub(crate) fn get_once(bytes: &[u8], backend: Backend, hash: u64) -> Result<u64,
     }
     let g =
         bumped_layout::Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
-    first_layer_once::<Kernels>(bytes, &g, backend, hash)
+    bumped_once::<Kernels>(bytes, &g, backend, hash)
 }
 
 /// The payload of a structure's bytes.
