@@ -39,18 +39,61 @@ impl ribbon_plan {
     }
 }
 
+/// A pointer an opaque struct keeps (a view's bytes, a banding's
+/// scratch): a pointer-typed field, so that the pointer keeps the
+/// provenance the caller gave it (which Miri checks) and is never rebuilt
+/// from an integer, in a slot of the 8 bytes of a C `uint64_t` on every
+/// target.
+#[repr(C)]
+#[derive(Clone, Copy)]
+union PtrSlot {
+    ptr: *const u8,
+    word: u64,
+}
+
+impl PtrSlot {
+    const NULL: PtrSlot = PtrSlot { word: 0 };
+
+    fn new(ptr: *const u8) -> PtrSlot {
+        // The whole slot first (a pointer may be narrower), then the
+        // pointer over it.
+        let mut slot = PtrSlot::NULL;
+        slot.ptr = ptr;
+        slot
+    }
+
+    fn get(self) -> *const u8 {
+        // SAFETY: every bit pattern is a raw pointer; one that C garbage
+        // made has no provenance, and the struct's check word refuses it
+        // before anything is read through it.
+        unsafe { self.ptr }
+    }
+}
+
+impl core::fmt::Debug for PtrSlot {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:p}", self.get())
+    }
+}
+
 /// Opaque, caller-allocated filter view (`ribbon_filter` in C).
 #[repr(C)]
 #[derive(Debug)]
 pub struct ribbon_filter {
-    opaque: [u64; 8],
+    /// The filter's bytes.
+    bytes: PtrSlot,
+    /// The magic, the view's fields, the check word.
+    words: [u64; 7],
 }
 
 impl ribbon_filter {
     /// An all-zero struct, as C's `= {0}`: to be filled in by its init
     /// function (Rust users of the C ABI need it for statics).
     pub const fn zeroed() -> ribbon_filter {
-        ribbon_filter { opaque: [0; 8] }
+        ribbon_filter {
+            bytes: PtrSlot::NULL,
+            words: [0; 7],
+        }
     }
 }
 
@@ -59,14 +102,20 @@ impl ribbon_filter {
 #[repr(C)]
 #[derive(Debug)]
 pub struct ribbon_banding {
-    opaque: [u64; 16],
+    /// The caller's scratch, which holds the rows.
+    scratch: PtrSlot,
+    /// The magic, the banding's fields, the check word.
+    words: [u64; 15],
 }
 
 impl ribbon_banding {
     /// An all-zero struct, as C's `= {0}`: to be filled in by its init
     /// function (Rust users of the C ABI need it for statics).
     pub const fn zeroed() -> ribbon_banding {
-        ribbon_banding { opaque: [0; 16] }
+        ribbon_banding {
+            scratch: PtrSlot::NULL,
+            words: [0; 15],
+        }
     }
 }
 
@@ -89,14 +138,20 @@ impl ribbon_retrieval_plan {
 #[repr(C)]
 #[derive(Debug)]
 pub struct ribbon_retrieval {
-    opaque: [u64; 8],
+    /// The structure's bytes.
+    bytes: PtrSlot,
+    /// The magic, the view's fields, the check word.
+    words: [u64; 7],
 }
 
 impl ribbon_retrieval {
     /// An all-zero struct, as C's `= {0}`: to be filled in by its open
     /// function (Rust users of the C ABI need it for statics).
     pub const fn zeroed() -> ribbon_retrieval {
-        ribbon_retrieval { opaque: [0; 8] }
+        ribbon_retrieval {
+            bytes: PtrSlot::NULL,
+            words: [0; 7],
+        }
     }
 }
 
@@ -149,6 +204,12 @@ fn check_word(words: &[u64]) -> u64 {
         acc = acc.rotate_left(17) ^ w ^ (i as u64);
     }
     acc
+}
+
+/// [`check_word`] of a struct that also keeps a pointer: its address
+/// (not the pointer: no provenance is exposed) is folded in too.
+fn check_word_with(words: &[u64], ptr: *const u8) -> u64 {
+    check_word(words) ^ (ptr.addr() as u64).rotate_left(29)
 }
 
 /// Packs kind, width, lower columns, backend and seed into one word.
@@ -215,7 +276,10 @@ fn load_plan(p: &ribbon_plan) -> Result<Plan, i32> {
         .map_err(Error::code)
 }
 
-fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
+/// Fills in `f` for `view`, whose bytes the caller passed as `bytes` (the
+/// pointer kept: it carries the caller's provenance, where the view's
+/// slice carries a shared borrow's).
+fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>, bytes: *const u8) {
     let v = view.validated();
     // A Bumped view keeps its first layer's geometry under the Bumped kind
     // (its other layers are read from the bytes again).
@@ -223,17 +287,16 @@ fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>) {
         kind: view.kind(),
         ..v.parts.geometry
     };
-    let bytes = view.as_bytes();
-    let mut words = [0u64; 8];
+    let mut words = [0u64; 7];
     words[0] = FILTER_MAGIC;
-    words[1] = bytes.as_ptr() as usize as u64;
-    words[2] = bytes.len() as u64;
-    words[3] = g.num_blocks as u64;
-    words[4] = g.upper_start_block as u64;
-    words[5] = v.num_keys;
-    words[6] = pack(g, Some(v.backend()), v.seed);
-    words[7] = check_word(&words);
-    f.opaque = words;
+    words[1] = view.as_bytes().len() as u64;
+    words[2] = g.num_blocks as u64;
+    words[3] = g.upper_start_block as u64;
+    words[4] = v.num_keys;
+    words[5] = pack(g, Some(v.backend()), v.seed);
+    words[6] = check_word_with(&words, bytes);
+    f.bytes = PtrSlot::new(bytes);
+    f.words = words;
 }
 
 /// Rebuilds the view stored by [`store_filter`].
@@ -254,14 +317,13 @@ unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
 /// As for [`load_filter`].
 #[inline(always)]
 unsafe fn load_header(f: &ribbon_filter) -> Result<(Header, Backend, &[u8]), i32> {
-    let w = &f.opaque;
-    if w[0] != FILTER_MAGIC || w[7] != check_word(w) {
+    let (w, ptr) = (&f.words, f.bytes.get());
+    if w[0] != FILTER_MAGIC || w[6] != check_word_with(w, ptr) {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
-    let (geometry, backend, seed) = unpack(w[6], w[3], w[4]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let (geometry, backend, seed) = unpack(w[5], w[2], w[3]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let len = usize::try_from(w[2]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    let ptr = w[1] as usize as *const u8;
+    let len = usize::try_from(w[1]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
     let bumped = geometry.kind == Kind::Bumped;
     if ptr.is_null() || (!bumped && len != geometry.filter_bytes()) {
         return Err(RIBBON_ERR_UNINITIALIZED);
@@ -273,7 +335,7 @@ unsafe fn load_header(f: &ribbon_filter) -> Result<(Header, Backend, &[u8]), i32
     let header = Header {
         geometry,
         seed,
-        num_keys: w[5],
+        num_keys: w[4],
     };
     Ok((header, backend, bytes))
 }
@@ -299,18 +361,19 @@ unsafe fn load_state(f: &ribbon_filter) -> Result<(Validated, &[u8]), i32> {
 fn store_banding(b: &mut ribbon_banding, banding: &Banding<'_>, scratch: *mut u64, words: usize) {
     let parts = banding.raw_parts();
     let g = &parts.geometry;
-    let mut state = [0u64; 16];
+    let scratch = scratch.cast_const().cast::<u8>();
+    let mut state = [0u64; 15];
     state[0] = BANDING_MAGIC;
     state[1] = g.num_blocks as u64;
     state[2] = g.upper_start_block as u64;
     state[3] = pack(g, Some(parts.backend), parts.seed);
-    state[4] = scratch as usize as u64;
-    state[5] = words as u64;
-    state[6] = parts.inserted;
-    state[7] = parts.redundant;
-    state[8] = parts.capacity;
-    state[15] = check_word(&state);
-    b.opaque = state;
+    state[4] = words as u64;
+    state[5] = parts.inserted;
+    state[6] = parts.redundant;
+    state[7] = parts.capacity;
+    state[14] = check_word_with(&state, scratch);
+    b.scratch = PtrSlot::new(scratch);
+    b.words = state;
 }
 
 /// Resumes the banding stored by [`store_banding`]; also returns its
@@ -322,15 +385,16 @@ fn store_banding(b: &mut ribbon_banding, banding: &Banding<'_>, scratch: *mut u6
 /// anything but these functions (the contract of `ribbon_banding_init`) for
 /// `'s`, and no other reference to it exists meanwhile.
 unsafe fn load_banding<'s>(b: &ribbon_banding) -> Result<(Banding<'s>, *mut u64, usize), i32> {
-    let w = &b.opaque;
-    if w[0] != BANDING_MAGIC || w[15] != check_word(w) {
+    let (w, scratch) = (&b.words, b.scratch.get());
+    if w[0] != BANDING_MAGIC || w[14] != check_word_with(w, scratch) {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
     let (geometry, backend, seed) = unpack(w[3], w[1], w[2]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let ptr = w[4] as usize as *mut u64;
-    let words = usize::try_from(w[5]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    if ptr.is_null() || !(ptr as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+    // The caller's writable pointer, as `ribbon_banding_init` was given it.
+    let ptr = scratch.cast_mut().cast::<u64>();
+    let words = usize::try_from(w[4]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
+    if ptr.is_null() || !ptr.addr().is_multiple_of(core::mem::align_of::<u64>()) {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
     if words > isize::MAX as usize / 8 {
@@ -344,9 +408,9 @@ unsafe fn load_banding<'s>(b: &ribbon_banding) -> Result<(Banding<'s>, *mut u64,
         geometry,
         seed,
         backend,
-        inserted: w[6],
-        redundant: w[7],
-        capacity: w[8],
+        inserted: w[5],
+        redundant: w[6],
+        capacity: w[7],
     };
     let banding = Banding::from_raw_parts(parts, rows).map_err(Error::code)?;
     Ok((banding, ptr, words))
@@ -410,21 +474,22 @@ fn load_retrieval_plan(p: &ribbon_retrieval_plan) -> Result<RetrievalPlan, i32> 
         .map_err(Error::code)
 }
 
-fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>) {
-    let bytes = view.as_bytes();
-    let mut words = [0u64; 8];
+/// Fills in `r` for `view`, whose bytes the caller passed as `bytes` (kept
+/// as [`store_filter`] keeps a filter's).
+fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>, bytes: *const u8) {
+    let mut words = [0u64; 7];
     words[0] = RETRIEVAL_MAGIC;
-    words[1] = bytes.as_ptr() as usize as u64;
-    words[2] = bytes.len() as u64;
-    words[3] = view.num_keys();
-    words[4] = pack_retrieval(
+    words[1] = view.as_bytes().len() as u64;
+    words[2] = view.num_keys();
+    words[3] = pack_retrieval(
         view.width(),
         view.value_bits(),
         Some(view.backend()),
         view.seed(),
     );
-    words[7] = check_word(&words);
-    r.opaque = words;
+    words[6] = check_word_with(&words, bytes);
+    r.bytes = PtrSlot::new(bytes);
+    r.words = words;
 }
 
 /// What [`store_retrieval`] stored.
@@ -445,15 +510,14 @@ struct StoredRetrieval<'a> {
 /// documented contract of `ribbon_retrieval_open`).
 #[inline(always)]
 unsafe fn load_retrieval_fields(r: &ribbon_retrieval) -> Result<StoredRetrieval<'_>, i32> {
-    let w = &r.opaque;
-    if w[0] != RETRIEVAL_MAGIC || w[7] != check_word(w) || w[5..7] != [0; 2] {
+    let (w, ptr) = (&r.words, r.bytes.get());
+    if w[0] != RETRIEVAL_MAGIC || w[6] != check_word_with(w, ptr) || w[4..6] != [0; 2] {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
     let (width, value_bits, backend, seed) =
-        unpack_retrieval(w[4]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+        unpack_retrieval(w[3]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let len = usize::try_from(w[2]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    let ptr = w[1] as usize as *const u8;
+    let len = usize::try_from(w[1]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
     if ptr.is_null() || len > isize::MAX as usize {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
@@ -467,7 +531,7 @@ unsafe fn load_retrieval_fields(r: &ribbon_retrieval) -> Result<StoredRetrieval<
         width,
         value_bits,
         seed,
-        num_keys: w[3],
+        num_keys: w[2],
     })
 }
 
@@ -508,34 +572,41 @@ unsafe fn c_slice<'a, T>(ptr: *const T, n: usize) -> Result<&'a [T], i32> {
     if n == 0 {
         return Ok(&[]);
     }
-    if ptr.is_null() {
-        return Err(RIBBON_ERR_NULL);
-    }
-    if !(ptr as usize).is_multiple_of(core::mem::align_of::<T>()) {
-        return Err(RIBBON_ERR_MISALIGNED);
-    }
-    if n > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
-        return Err(Error::TooLarge.code());
-    }
+    check_array(ptr, n)?;
     // SAFETY: non-NULL, aligned, size checked; readable per the contract.
     Ok(unsafe { core::slice::from_raw_parts(ptr, n) })
 }
 
-/// A `&mut [T]` from C, with the checks of [`c_slice`].
+/// A `&mut [T]` from C, with the checks of [`c_slice`], made from the
+/// caller's pointer itself (whose provenance allows the writes).
 ///
 /// # Safety
 /// When non-NULL, `ptr` points to `n` writable, initialized `T` that
 /// nothing else references while the slice lives.
 unsafe fn c_slice_mut<'a, T>(ptr: *mut T, n: usize) -> Result<&'a mut [T], i32> {
-    // SAFETY: readable for `n` entries, as writable ones are; this only
-    // runs the checks.
-    let checked = unsafe { c_slice(ptr.cast_const(), n) }?;
     if n == 0 {
         return Ok(&mut []);
     }
-    // SAFETY: the checks passed for this pointer and length; writable and
-    // unaliased per the contract.
-    Ok(unsafe { core::slice::from_raw_parts_mut(checked.as_ptr().cast_mut(), n) })
+    check_array(ptr.cast_const(), n)?;
+    // SAFETY: non-NULL, aligned, size checked; writable and unaliased per
+    // the contract.
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, n) })
+}
+
+/// The checks of a non-empty C array of `n` `T` at `ptr`, before a slice
+/// is made of it: not NULL, aligned, at most `isize::MAX` bytes. Compares
+/// the address only.
+fn check_array<T>(ptr: *const T, n: usize) -> Result<(), i32> {
+    if ptr.is_null() {
+        return Err(RIBBON_ERR_NULL);
+    }
+    if !ptr.addr().is_multiple_of(core::mem::align_of::<T>()) {
+        return Err(RIBBON_ERR_MISALIGNED);
+    }
+    if n > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
+        return Err(Error::TooLarge.code());
+    }
+    Ok(())
 }
 
 /// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)`
@@ -819,7 +890,7 @@ pub unsafe extern "C" fn ribbon_build(
     if scratch.is_null() && scratch_words > 0 {
         return RIBBON_ERR_NULL;
     }
-    if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+    if !scratch.addr().is_multiple_of(core::mem::align_of::<u64>()) {
         return RIBBON_ERR_MISALIGNED;
     }
     if scratch_words > isize::MAX as usize / 8 {
@@ -897,7 +968,7 @@ pub unsafe extern "C" fn ribbon_banding_init(
     let Some(b) = (unsafe { b.as_mut() }) else {
         return RIBBON_ERR_NULL;
     };
-    b.opaque = [0; 16];
+    *b = ribbon_banding::zeroed();
     // SAFETY: the caller passes NULL or a valid `ribbon_plan`.
     let Some(p) = (unsafe { p.as_ref() }) else {
         return RIBBON_ERR_NULL;
@@ -909,7 +980,7 @@ pub unsafe extern "C" fn ribbon_banding_init(
     if scratch.is_null() {
         return RIBBON_ERR_NULL;
     }
-    if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+    if !scratch.addr().is_multiple_of(core::mem::align_of::<u64>()) {
         return RIBBON_ERR_MISALIGNED;
     }
     if scratch_words > isize::MAX as usize / 8 {
@@ -1012,7 +1083,7 @@ pub unsafe extern "C" fn ribbon_banding_finish(
     // keeps "on error nothing is written" exact.
     match banding.solve_into(out) {
         Ok(()) => {
-            b.opaque = [0; 16];
+            *b = ribbon_banding::zeroed();
             RIBBON_OK
         }
         Err(e) => e.code(),
@@ -1043,7 +1114,7 @@ pub unsafe extern "C" fn ribbon_filter_open(
     let Some(f) = (unsafe { f.as_mut() }) else {
         return RIBBON_ERR_NULL;
     };
-    f.opaque = [0; 8];
+    *f = ribbon_filter::zeroed();
     if bytes.is_null() {
         return RIBBON_ERR_NULL;
     }
@@ -1054,7 +1125,7 @@ pub unsafe extern "C" fn ribbon_filter_open(
     let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
     match FilterRef::from_bytes(slice) {
         Ok(view) => {
-            store_filter(f, &view);
+            store_filter(f, &view, bytes);
             RIBBON_OK
         }
         Err(e) => e.code(),
@@ -1328,7 +1399,7 @@ pub unsafe extern "C" fn ribbon_retrieval_build(
     if scratch.is_null() && scratch_words > 0 {
         return RIBBON_ERR_NULL;
     }
-    if !(scratch as usize).is_multiple_of(core::mem::align_of::<u64>()) {
+    if !scratch.addr().is_multiple_of(core::mem::align_of::<u64>()) {
         return RIBBON_ERR_MISALIGNED;
     }
     if scratch_words > isize::MAX as usize / 8 {
@@ -1381,7 +1452,7 @@ pub unsafe extern "C" fn ribbon_retrieval_open(
     let Some(r) = (unsafe { r.as_mut() }) else {
         return RIBBON_ERR_NULL;
     };
-    r.opaque = [0; 8];
+    *r = ribbon_retrieval::zeroed();
     if bytes.is_null() {
         return RIBBON_ERR_NULL;
     }
@@ -1392,7 +1463,7 @@ pub unsafe extern "C" fn ribbon_retrieval_open(
     let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
     match RetrievalRef::from_bytes(slice) {
         Ok(view) => {
-            store_retrieval(r, &view);
+            store_retrieval(r, &view, bytes);
             RIBBON_OK
         }
         Err(e) => e.code(),

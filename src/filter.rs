@@ -774,7 +774,10 @@ pub(crate) fn contains_once(
 }
 
 /// One answer of a layer (geometry `g`, `seed`, `payload`) with
-/// `backend`'s kernels `K`, resolved for it alone.
+/// `backend`'s kernels `K`, resolved for it alone. The one gate between a
+/// one-shot query (no view) and the kernels, which load unchecked: a
+/// payload shorter than `g` says is [`Error::Truncated`], whoever paired
+/// them (a C view's geometry with bytes changed since it opened, say).
 #[cfg(feature = "capi")]
 pub(crate) fn layer_once<K: LayerKernels>(
     backend: Backend,
@@ -783,6 +786,12 @@ pub(crate) fn layer_once<K: LayerKernels>(
     payload: &[u8],
     hash: u64,
 ) -> Result<K::Answer, Error> {
+    if payload.len() < g.payload_bytes() {
+        return Err(Error::Truncated {
+            needed: g.payload_bytes(),
+            given: payload.len(),
+        });
+    }
     let parts = Parts {
         geometry: *g,
         expander: Expander::new(g, seed),

@@ -750,7 +750,9 @@ impl RetrievalState {
 pub(crate) fn get_once(bytes: &[u8], backend: Backend, hash: u64) -> Result<u64, Error> {
     type Kernels = EvalKernels<Parts>;
     if !is_bumped_of(Family::Retrieval, bytes) {
-        let h = RetrievalHeader::decode_prefix(bytes)?;
+        // The whole header against the bytes' length: they may have
+        // changed since the view opened.
+        let h = RetrievalHeader::decode(bytes)?;
         return layer_once::<Kernels>(backend, &h.geometry, h.seed, payload(bytes), hash);
     }
     let g =
