@@ -192,7 +192,9 @@ const fn slots_per_key_ppm(width: Width) -> u64 {
 /// slots per key, rounded up to whole blocks, at least one.
 pub(crate) const fn bumping_blocks(width: Width, keys: u64) -> u64 {
     let w = width.bits() as u64;
-    let slots = (keys * slots_per_key_ppm(width)).div_ceil(1_000_000);
+    // `ceil(keys * ppm / 10^6)` without overflow for any `keys`.
+    let ppm = slots_per_key_ppm(width);
+    let slots = keys / 1_000_000 * ppm + (keys % 1_000_000 * ppm).div_ceil(1_000_000);
     let blocks = slots.div_ceil(w);
     if blocks == 0 { 1 } else { blocks }
 }
@@ -956,6 +958,12 @@ pub(crate) struct Layers<'a> {
     /// The next layer's index and where its data starts.
     next: usize,
     data_at: usize,
+    /// The most keys the next layer may have: the header's for the first,
+    /// then [`next_cap`] of the one before's, as builds cap them. With
+    /// it, any accepted bytes have at most [`layer_bounds`]' layers for
+    /// their keys (4 for 10^6 keys, 10 for 2^40), which bounds a query's
+    /// walk.
+    cap: u64,
 }
 
 impl<'a> Layers<'a> {
@@ -982,6 +990,7 @@ impl<'a> Layers<'a> {
             bytes,
             next: 0,
             data_at,
+            cap: header.num_keys,
         })
     }
 
@@ -1067,18 +1076,23 @@ impl<'a> Layers<'a> {
             .and_then(LayerEntry::decode)
             .ok_or(Error::CorruptHeader)?;
         // Keys: the first layer has them all, each later one at most the
-        // one before. Every layer but the last has a block; the last has
-        // none only without keys. Nothing lists exceptions but a bumping
+        // one before and its cap. A layer is the last exactly when it has
+        // at most `LAST_LAYER_KEYS` keys. Each layer has the blocks a build
+        // gives its keys: a bumping layer `bumping_blocks`, the last one
+        // one of its attempts' `last_blocks` (at least a slot per key;
+        // none without keys). Nothing lists exceptions but a bumping
         // layer, and none lists more than its buckets.
         let keys_ok = if i == 0 {
             e.num_keys == h.num_keys
         } else {
-            e.num_keys <= previous_keys
+            e.num_keys <= previous_keys && e.num_keys <= self.cap
         };
         let blocks_ok = if last {
-            e.num_blocks > 0 || e.num_keys == 0
+            e.num_keys <= LAST_LAYER_KEYS
+                && (0..LAST_LAYER_ATTEMPTS)
+                    .any(|a| e.num_blocks == last_blocks(h.width, e.num_keys, a))
         } else {
-            e.num_blocks > 0
+            e.num_keys > LAST_LAYER_KEYS && e.num_blocks == bumping_blocks(h.width, e.num_keys)
         };
         // Retrieval layers have no upper blocks: every value has its bits.
         let upper_ok = match h.family {
@@ -1141,7 +1155,7 @@ impl<'a> Layers<'a> {
             thresholds.validate(thresholds.buckets.count(x.geometry.num_starts()))?;
         }
         let data_at = self.data_at;
-        self.data_at = x.end;
+        self.advance(&x);
         Ok(LayerRef {
             geometry: x.geometry,
             seed: x.entry.seed,
@@ -1151,6 +1165,12 @@ impl<'a> Layers<'a> {
             last: x.last,
             data_at,
         })
+    }
+
+    /// Moves past the layer `x`: its data, and the next layer's cap.
+    fn advance(&mut self, x: &Extent) {
+        self.data_at = x.end;
+        self.cap = next_cap(self.header.width, self.cap);
     }
 
     /// Where the data read so far ends.
@@ -1195,7 +1215,7 @@ pub(crate) fn serialized_len(bytes: &[u8]) -> Result<usize, Error> {
     for i in 0..layers.header.num_layers {
         let x = layers.extent(i, keys)?;
         keys = x.entry.num_keys;
-        layers.data_at = x.end;
+        layers.advance(&x);
     }
     Ok(layers.data_at)
 }

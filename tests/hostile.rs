@@ -408,3 +408,66 @@ fn fixed_size_homogeneous_plans_refuse_overloads() {
     );
     assert!(Plan::with_slots(Kind::Homogeneous, Width::W64, 640, 500).is_ok());
 }
+
+/// A Bumped filter's layer table entry (`src/bumped_layout.rs`).
+fn layer_entry(seed: u32, listed: u32, keys: u64, blocks: u64, upper_start: u64) -> Vec<u8> {
+    let mut e = Vec::with_capacity(32);
+    e.extend_from_slice(&seed.to_le_bytes());
+    e.extend_from_slice(&listed.to_le_bytes());
+    e.extend_from_slice(&keys.to_le_bytes());
+    e.extend_from_slice(&blocks.to_le_bytes());
+    e.extend_from_slice(&upper_start.to_le_bytes());
+    e
+}
+
+/// Issue 38, defect 5: 1.9 KB of valid-looking Bumped layers, 16 layers
+/// of one block each whose one bucket bumps every key (an exception of
+/// threshold 0 in its group's slots), made each query walk all 16 layers
+/// (3.5-4.9 us a query, 25-70x a real filter). Layers must shrink as
+/// builds cap them and have the blocks a build gives their keys, so
+/// accepted bytes have at most the layers their keys need (4 at 10^6).
+#[test]
+fn bumped_layers_must_shrink_as_builds_cap_them() {
+    let (keys, layers, columns) = (100u64, 16usize, 8u8);
+    let mut bytes = header(3, 64, columns, keys, 0, 0);
+    bytes[24..32].copy_from_slice(&(layers as u64).to_le_bytes());
+    for _ in 0..layers {
+        bytes.extend(layer_entry(0, 0, keys, 1, 1));
+    }
+    for i in 0..layers {
+        if i + 1 < layers {
+            // One threshold group: bucket 0 bumps (code 0), its threshold
+            // 0 in all three slots (an exception: every key is bumped).
+            bytes.extend_from_slice(&[0; 16 + 6]);
+        }
+        bytes.extend_from_slice(&vec![0x5a; usize::from(columns) * 8]);
+    }
+    assert_eq!(bytes.len(), 1906);
+    assert_eq!(
+        FilterRef::from_bytes(&bytes).err(),
+        Some(Error::CorruptHeader)
+    );
+    // A real filter with its second layer's keys raised past the cap
+    // (8.5 % of the first's plus 512) is refused too.
+    let hashes: Vec<u64> = (0..3000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let plan = Plan::new(Kind::Bumped, Width::W64, hashes.len(), 8000).unwrap();
+    let mut scratch = vec![0u64; plan.scratch_words()];
+    let mut out = vec![0u8; plan.filter_bytes()];
+    let len = plan
+        .build(&hashes, &mut scratch, &mut out)
+        .unwrap()
+        .filter_bytes();
+    let mut bytes = out[..len].to_vec();
+    assert_eq!(u64::from_le_bytes(bytes[24..32].try_into().unwrap()), 2);
+    let second_keys = HEADER_BYTES + 32 + 8;
+    for keys in [3000u64, 2999, 768] {
+        bytes[second_keys..second_keys + 8].copy_from_slice(&keys.to_le_bytes());
+        assert_eq!(
+            FilterRef::from_bytes(&bytes).err(),
+            Some(Error::CorruptHeader),
+            "{keys} keys"
+        );
+    }
+}
