@@ -275,21 +275,22 @@ size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
  * most 10 % above the plan's from 1,000 keys on. Arguments must be
  * constants (they are evaluated many times, and each use expands to about
  * 150 KB of preprocessed text: name a bound once, in an enum or a macro
- * used once); valid for keys <= 2^40 and millibits <= 131072. The same
+ * used once); valid for keys <= 2^40 and millibits <= 131072 (past
+ * them the arithmetic overflows: ribbon_max_* then answer SIZE_MAX). The same
  * numbers at run time: ribbon_max_*.
  * Rust: ribbon_kernel::bounds. The formulas are explained there. */
 #define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
-    ((kind) == RIBBON_KIND_BUMPED ? (size_t)RIBBON__B_BYTES(width, keys, millibits) : \
-    (size_t)(40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
+    ((kind) == RIBBON_KIND_BUMPED ? RIBBON__SIZE(keys, RIBBON__B_BYTES(width, keys, millibits)) : \
+    RIBBON__SIZE(keys, 40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
         (long long)(keys) * (long long)(millibits), 1000), (long long)(width)), \
         RIBBON__DIV_CEIL((long long)(millibits), 1000)) * ((long long)(width) / 8)))
 #define RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
     ((kind) == RIBBON_KIND_BUMPED ? (size_t)0 : \
-    (size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
+    RIBBON__SIZE(keys, RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
               RIBBON__ROW_WORDS(kind, width)))
 #define RIBBON_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
-    ((kind) == RIBBON_KIND_BUMPED ? (size_t)RIBBON__B_SCRATCH(width, keys) : \
-    (size_t)(RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
+    ((kind) == RIBBON_KIND_BUMPED ? RIBBON__SIZE(keys, RIBBON__B_SCRATCH(width, keys)) : \
+    RIBBON__SIZE(keys, RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
                   RIBBON__ROW_WORDS(kind, width) + \
               (long long)(keys) + RIBBON__MIN(1ll << 20, 2 * RIBBON__DIV_CEIL( \
                   2 * (long long)(keys) + 256, \
@@ -304,6 +305,17 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
                                         uint64_t num_keys, uint32_t millibits);
 
 /* Helpers of the bounds above (not part of the API). */
+/* A bound x for keys keys as a size_t: where size_t is narrower than 64
+ * bits, a bound past SIZE_MAX, or more keys than SIZE_MAX (no plan takes
+ * them), is SIZE_MAX, as ribbon_max_* answer, never a wrapped value; an
+ * array of it fails to compile. (This doubles the text of each use there.) */
+#if SIZE_MAX < 0xffffffffffffffffull
+#define RIBBON__SIZE(keys, x) \
+    ((unsigned long long)(keys) > (unsigned long long)SIZE_MAX || \
+     (unsigned long long)(x) > (unsigned long long)SIZE_MAX ? SIZE_MAX : (size_t)(x))
+#else
+#define RIBBON__SIZE(keys, x) ((size_t)(x))
+#endif
 #define RIBBON__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define RIBBON__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RIBBON__DIV_CEIL(a, b) (((a) + (b) - 1) / (b))

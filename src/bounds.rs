@@ -37,11 +37,13 @@
 //!
 //! Valid for `num_keys <= 2^40` and `millibits <=`
 //! [`MAX_MILLIBITS_PER_KEY`](crate::MAX_MILLIBITS_PER_KEY) (plans beyond
-//! fail); results that do not fit saturate at `usize::MAX`.
+//! fail); results that do not fit saturate at `usize::MAX`, and so does
+//! every bound past [`MAX_KEYS`](crate::MAX_KEYS) keys (no plan has that
+//! many): none panics or wraps, for any key count.
 
 use crate::band;
 use crate::bumped_layout;
-use crate::layout::{HEADER_BYTES, Kind, Width};
+use crate::layout::{HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
 use crate::plan;
 
 const PPM: i128 = 1_000_000;
@@ -49,6 +51,9 @@ const PPM: i128 = 1_000_000;
 /// Bytes [`Plan::filter_bytes`](crate::Plan::filter_bytes) is at most for
 /// a plan of these arguments (exact for 1,000 keys or more).
 pub const fn max_filter_bytes(kind: Kind, width: Width, num_keys: usize, millibits: u32) -> usize {
+    if past_any_plan(num_keys) {
+        return usize::MAX;
+    }
     if let Kind::Bumped = kind {
         return match bumped(width, num_keys, millibits) {
             Some(b) => saturate(b.filter_bytes as i128),
@@ -73,6 +78,9 @@ pub const fn max_banding_scratch_words(
         // No incremental banding: `Plan::banding_scratch_words` is 0.
         return 0;
     }
+    if past_any_plan(num_keys) {
+        return usize::MAX;
+    }
     saturate(max_slots(kind, width, num_keys as i128, millibits as i128) * row_words(kind, width))
 }
 
@@ -80,6 +88,9 @@ pub const fn max_banding_scratch_words(
 /// most for a plan of these arguments: the banded system, one word per key
 /// and one per start bucket.
 pub const fn max_scratch_words(kind: Kind, width: Width, num_keys: usize, millibits: u32) -> usize {
+    if past_any_plan(num_keys) {
+        return usize::MAX;
+    }
     if let Kind::Bumped = kind {
         let Some(b) = bumped(width, num_keys, millibits) else {
             return usize::MAX;
@@ -96,6 +107,13 @@ pub const fn max_scratch_words(kind: Kind, width: Width, num_keys: usize, millib
     let slots_per_bucket = band::slots_per_bucket_of(band::row_words_of(kind, width)) as i128;
     let buckets = min(1 << 20, 2 * div_ceil(2 * n + 256, slots_per_bucket));
     saturate(slots * row_words(kind, width) + n + buckets)
+}
+
+/// Whether no plan takes `num_keys` keys (more than `MAX_KEYS`): its
+/// bounds are `usize::MAX`, and the formulas below, written for at most
+/// 2^40 keys, are not asked.
+const fn past_any_plan(num_keys: usize) -> bool {
+    num_keys as u64 > MAX_KEYS_U64
 }
 
 /// A Bumped plan's own bounds: they follow from the keys and the columns

@@ -757,7 +757,8 @@ pub unsafe extern "C" fn ribbon_plan_filter_bytes(p: *const ribbon_plan) -> usiz
 }
 
 /// A [`crate::bounds`] function for C codes; 0 for an unknown kind or
-/// width, a key count that does not fit `usize`, or millibits past [`crate::MAX_MILLIBITS_PER_KEY`].
+/// width or millibits past [`crate::MAX_MILLIBITS_PER_KEY`]; `SIZE_MAX`
+/// for a key count past `size_t` (as past 2^40 keys).
 fn bound(
     kind: u32,
     width: u32,
@@ -765,13 +766,18 @@ fn bound(
     millibits: u32,
     f: fn(Kind, Width, usize, u32) -> usize,
 ) -> usize {
-    match (
-        Kind::from_code(kind),
-        Width::from_bits(width),
-        usize::try_from(num_keys),
-    ) {
-        (Some(kind), Some(width), Ok(n)) if millibits <= crate::MAX_MILLIBITS_PER_KEY => {
-            f(kind, width, n, millibits)
+    match (Kind::from_code(kind), Width::from_bits(width)) {
+        (Some(kind), Some(width)) if millibits <= crate::MAX_MILLIBITS_PER_KEY => {
+            match usize::try_from(num_keys) {
+                Ok(n) => f(kind, width, n, millibits),
+                // Keys past `usize` (32-bit targets): no plan takes them,
+                // as past `MAX_KEYS`, so the bound saturates (but for a
+                // kind that needs none of it).
+                Err(_) => match f(kind, width, usize::MAX, millibits) {
+                    0 => 0,
+                    _ => usize::MAX,
+                },
+            }
         }
         _ => 0,
     }

@@ -138,3 +138,46 @@ fn bounds_size_static_arrays() {
     let filter = plan.build(&keys, &mut scratch, &mut out).unwrap();
     assert!(keys.iter().all(|&k| filter.contains(k)));
 }
+
+/// Issue 38, defect 6: any key count a caller can pass (the C functions
+/// take a `uint64_t`) gives a bound or `usize::MAX`, never a panic (this
+/// profile checks overflow) nor a wrapped, smaller value: the bounds grow
+/// with the keys, and past `MAX_KEYS` (no plan) they are `usize::MAX`.
+#[test]
+fn bounds_saturate_for_every_key_count() {
+    let mut counts: Vec<u64> = (10..64).step_by(3).map(|s| 1u64 << s).collect();
+    counts.extend([ribbon_kernel::MAX_KEYS as u64 + 1, u64::MAX]);
+    for kind in [
+        Kind::Bumped,
+        Kind::Homogeneous,
+        Kind::Standard,
+        Kind::StandardSmash,
+    ] {
+        for width in WIDTHS {
+            for millibits in [1_000, 8_000, 64_000] {
+                let mut previous = [0usize; 3];
+                for &n in &counts {
+                    let Ok(n) = usize::try_from(n) else {
+                        continue;
+                    };
+                    let bounds = [
+                        max_filter_bytes(kind, width, n, millibits),
+                        max_scratch_words(kind, width, n, millibits),
+                        max_banding_scratch_words(kind, width, n, millibits),
+                    ];
+                    for (i, (&b, &p)) in bounds.iter().zip(&previous).enumerate() {
+                        assert!(
+                            b >= p,
+                            "{kind:?} {width:?} {millibits}: bound {i} fell from {p} to {b} at {n} keys"
+                        );
+                    }
+                    if n > ribbon_kernel::MAX_KEYS {
+                        assert_eq!(bounds[0], usize::MAX, "{kind:?} {width:?} {n}");
+                        assert_eq!(bounds[1], usize::MAX, "{kind:?} {width:?} {n}");
+                    }
+                    previous = bounds;
+                }
+            }
+        }
+    }
+}

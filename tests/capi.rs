@@ -369,6 +369,15 @@ fn every_entry_point_on_valid_and_invalid_arguments() {
             }
         }
     }
+    // Bounds for any key count: saturated past any plan, never a panic.
+    for kind in [0, 1, 2, 3] {
+        for keys in [1u64 << 41, 1 << 48, u64::MAX] {
+            assert_eq!(ribbon_max_filter_bytes(kind, 64, keys, 8000), usize::MAX);
+            assert_eq!(ribbon_max_scratch_words(kind, 128, keys, 8000), usize::MAX);
+            let banding = ribbon_max_banding_scratch_words(kind, 64, keys, 8000);
+            assert_eq!(banding, if kind == 3 { 0 } else { usize::MAX });
+        }
+    }
     // Process-wide calls and strings.
     assert!(Backend::from_code(ribbon_backend()).is_some());
     assert_eq!(ribbon_set_backend(99), RIBBON_ERR_INVALID_ARGUMENT);
