@@ -25,8 +25,10 @@
 //!   bits per key (or the first `--bits` value when 7.7 is not measured).
 //!   `docs/query-ns-per-key.svg` is `--svg docs/query-ns-per-key.svg`.
 //!
-//! After the filters, a table of key-hashing speed: `hash_key` and
-//! `hash_keys` on 8-, 32- and 256-byte keys.
+//! After the filters, what opening each costs (`FilterRef::from_bytes`,
+//! which verifies the checksum, against `from_bytes_unverified`), and a
+//! table of key-hashing speed: `hash_key` and `hash_keys` on 8-, 32- and
+//! 256-byte keys.
 //!
 //! Unknown options print the usage and exit with status 2. Times are
 //! medians of repeated runs (ns per key); this machine is shared and
@@ -292,6 +294,10 @@ fn describe_run(doc: &mut Document, options: &Options) {
 struct Measured {
     config: Config,
     queries: Vec<(Backend, QueryTimes)>,
+    /// The filter's bytes, and the median microseconds of opening it with
+    /// `FilterRef::from_bytes` (checksum verified) and
+    /// `from_bytes_unverified`.
+    open: (usize, f64, f64),
 }
 
 const FILTER_COLUMNS: &[Column] = &[
@@ -357,6 +363,16 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
                 });
                 let view =
                     FilterRef::from_bytes(&bytes[..len]).expect("a filter Plan::build wrote");
+                let open_us = |open: fn(&[u8]) -> bool| {
+                    time_per_key(reps.max(5), 1, || {
+                        assert!(open(black_box(&bytes[..len])));
+                    }) / 1000.0
+                };
+                let open = (
+                    len,
+                    open_us(|b| FilterRef::from_bytes(b).is_ok()),
+                    open_us(|b| FilterRef::from_bytes_unverified(b).is_ok()),
+                );
                 assert!(keys.iter().all(|&h| view.contains(h)), "false negative");
                 let fp = sets.others.iter().filter(|&&h| view.contains(h)).count() as f64
                     / sets.others.len() as f64;
@@ -382,7 +398,11 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
                     queries.push((backend, t));
                 }
                 doc.progress(&format!("measured {}", config.label()));
-                measured.push(Measured { config, queries });
+                measured.push(Measured {
+                    config,
+                    queries,
+                    open,
+                });
             }
         }
     }
@@ -454,6 +474,44 @@ fn thousands(n: usize) -> String {
     text
 }
 
+const OPEN_COLUMNS: &[Column] = &[
+    ("kind", "kind"),
+    ("w", "width"),
+    ("bits/key", "bits_per_key"),
+    ("bytes", "bytes"),
+    ("from_bytes us", "verified_us"),
+    ("unverified us", "unverified_us"),
+    ("checksum GB/s", "checksum_gb_per_s"),
+];
+
+/// What opening each filter costs: `from_bytes` (validation and the
+/// checksum, one pass over the bytes) against `from_bytes_unverified`
+/// (validation alone), and the rate the difference gives: the table
+/// "opening".
+fn report_opening(doc: &mut Document, options: &Options, measured: &[Measured]) {
+    doc.line("");
+    doc.line(&format!(
+        "Opening a filter: microseconds, median of {} runs; the checksum's rate is the \
+         bytes over the difference of the two",
+        options.reps.max(5)
+    ));
+    doc.line("");
+    doc.table("opening", OPEN_COLUMNS, 0);
+    for m in measured {
+        let (bytes, verified, unverified) = m.open;
+        let rate = bytes as f64 / ((verified - unverified).max(1e-3) * 1000.0);
+        doc.row(vec![
+            Cell::text(format!("{:?}", m.config.kind)),
+            Cell::Count(u64::from(m.config.width.bits())),
+            Cell::text(args::bits_text(m.config.millibits)),
+            Cell::Count(bytes as u64),
+            Cell::Number(verified, 1),
+            Cell::Number(unverified, 1),
+            Cell::Number(rate, 1),
+        ]);
+    }
+}
+
 const HASH_COLUMNS: &[Column] = &[
     ("key bytes", "key_bytes"),
     ("hash_key ns/key", "hash_key_ns_per_key"),
@@ -510,6 +568,7 @@ fn main() {
     describe_run(&mut doc, &options);
     let sets = KeySets::new(options.keys);
     let measured = report_filters(&mut doc, &options, &sets);
+    report_opening(&mut doc, &options, &measured);
     report_key_hashing(&mut doc, &options);
     if let Err(e) = doc.finish() {
         die(&e);

@@ -194,6 +194,10 @@ typedef struct {
 #define RIBBON_ERR_VALUE_TOO_WIDE (-23)
 /** A retrieval build got the same hash twice with different values. */
 #define RIBBON_ERR_CONFLICTING_VALUES (-24)
+/** The bytes' checksum does not match them (a flipped bit, a torn write,
+ * two structures spliced, bytes changed since they were written): refused
+ * by ribbon_filter_open and ribbon_retrieval_open. */
+#define RIBBON_ERR_CHECKSUM_MISMATCH (-25)
 
 /* ---- Key hashing ----
  *
@@ -281,7 +285,7 @@ size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
  * Rust: ribbon_kernel::bounds. The formulas are explained there. */
 #define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
     ((kind) == RIBBON_KIND_BUMPED ? RIBBON__SIZE(keys, RIBBON__B_BYTES(width, keys, millibits)) : \
-    RIBBON__SIZE(keys, 40 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
+    RIBBON__SIZE(keys, 48 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
         (long long)(keys) * (long long)(millibits), 1000), (long long)(width)), \
         RIBBON__DIV_CEIL((long long)(millibits), 1000)) * ((long long)(width) / 8)))
 #define RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
@@ -457,7 +461,7 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
                                     : RIBBON__MAX(RIBBON__B_LAST(w, c, mb), \
                                                   RIBBON__B_BUMPING(w, c, mb))) : 0)
 #define RIBBON__B_BYTES(w, n, mb) \
-    (40 + RIBBON__B_LAYER(w, 2049ll, RIBBON__B_C0(w, n), mb) + \
+    (48 + RIBBON__B_LAYER(w, 2049ll, RIBBON__B_C0(w, n), mb) + \
      RIBBON__B_LAYER(w, RIBBON__B_C0(w, n), RIBBON__B_C1(w, n), mb) + \
      RIBBON__B_LAYER(w, RIBBON__B_C1(w, n), RIBBON__B_C2(w, n), mb) + \
      RIBBON__B_LAYER(w, RIBBON__B_C2(w, n), RIBBON__B_C3(w, n), mb) + \
@@ -500,12 +504,12 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
  * SECURITY.md has the details), so a plan made by ribbon_plan_init* never
  * fails to build.
  *
- * On failure the first min(out_len, 40) bytes of out are zeroed, whatever
+ * On failure the first min(out_len, 48) bytes of out are zeroed, whatever
  * the error, so that a filter built there before never passes for the
  * result: ribbon_filter_open on out then fails. The only exceptions write
  * nothing at all: out NULL (RIBBON_ERR_NULL), out_len past PTRDIFF_MAX
  * (RIBBON_ERR_TOO_LARGE) and overlapping buffers (RIBBON_ERR_OVERLAP).
- * Bytes of out past the first 40 may hold partial output after a failure;
+ * Bytes of out past the first 48 may hold partial output after a failure;
  * nothing past out_len is ever written.
  */
 int32_t ribbon_build(const ribbon_plan *p, const uint64_t *hashes, size_t n,
@@ -570,17 +574,31 @@ int32_t ribbon_banding_finish(ribbon_banding *b, uint8_t *out, size_t out_len);
  * Validates len bytes as a serialized filter (untrusted input is fine: bad
  * bytes give an error, never a crash) and fills in the view f. The bytes
  * must stay alive and unchanged while f is used. len must be the exact
- * filter size. f must not lie inside the bytes (RIBBON_ERR_OVERLAP, which
- * leaves f as it was); any other error leaves f uninitialized.
+ * filter size. The checksum in the header is verified against every other
+ * byte (one pass over them): a flipped bit anywhere, a filter cut short or
+ * extended, or the header of one filter with another's payload is refused
+ * (RIBBON_ERR_CHECKSUM_MISMATCH, RIBBON_ERR_TRUNCATED,
+ * RIBBON_ERR_TRAILING_BYTES or a header error). f must not lie inside the
+ * bytes (RIBBON_ERR_OVERLAP, which leaves f as it was); any other error
+ * leaves f uninitialized.
  */
 int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
+
+/**
+ * ribbon_filter_open without the checksum: every header field (and a
+ * Bumped filter's layers) is still validated, so no query can read outside
+ * the bytes, but the bytes are not hashed. Only for bytes the caller has
+ * verified already (its own block checksum): bytes changed since they were
+ * written then give wrong answers, false negatives included, silently.
+ */
+int32_t ribbon_filter_open_unverified(ribbon_filter *f, const uint8_t *bytes, size_t len);
 
 /**
  * Reads the exact length of the serialized filter that starts at bytes from
  * its header (validated like ribbon_filter_open does, except that len may
  * be larger than the filter, e.g. a filter inside a larger block, and that
  * a Bumped filter's thresholds are checked only when it opens) into
- * *filter_len. len must cover at least the 40-byte header, and for
+ * *filter_len. len must cover at least the 48-byte header, and for
  * RIBBON_KIND_BUMPED also the layer table after it (32 bytes per layer;
  * with less, RIBBON_ERR_TRUNCATED): RIBBON_SIZE_PREFIX_BYTES always
  * suffice. On error *filter_len is 0, except for a filter_len inside the
@@ -589,9 +607,9 @@ int32_t ribbon_filter_open(ribbon_filter *f, const uint8_t *bytes, size_t len);
 int32_t ribbon_filter_size(const uint8_t *bytes, size_t len, size_t *filter_len);
 
 /** Bytes from a filter's start that always suffice for ribbon_filter_size:
- * the 40-byte header and up to 16 layer table entries of 32 bytes (a reader
+ * the 48-byte header and up to 16 layer table entries of 32 bytes (a reader
  * of filters stored back to back reads this many, or what is left). */
-#define RIBBON_SIZE_PREFIX_BYTES 552u
+#define RIBBON_SIZE_PREFIX_BYTES 560u
 
 /** The view's kind (RIBBON_KIND_*), or a negative status. */
 int32_t ribbon_filter_kind(const ribbon_filter *f);
@@ -710,6 +728,11 @@ int32_t ribbon_retrieval_build(const ribbon_retrieval_plan *p, const uint64_t *h
  * uninitialized.
  */
 int32_t ribbon_retrieval_open(ribbon_retrieval *r, const uint8_t *bytes, size_t len);
+
+/** ribbon_retrieval_open without the checksum, as
+ * ribbon_filter_open_unverified (for bytes the caller has verified; bytes
+ * changed since give wrong values silently). */
+int32_t ribbon_retrieval_open_unverified(ribbon_retrieval *r, const uint8_t *bytes, size_t len);
 
 /**
  * Reads the exact length of the serialized retrieval structure that starts

@@ -468,7 +468,8 @@ impl<'s> Banding<'s> {
     /// `out`, which may have any alignment).
     pub fn finish<'o>(self, out: &'o mut [u8]) -> Result<FilterRef<'o>, Error> {
         self.solve_into(out)?;
-        FilterRef::from_bytes(out.get(..self.geometry.filter_bytes()).unwrap_or(&[]))
+        // Sealed just now: its checksum need not be computed again.
+        FilterRef::from_bytes_unverified(out.get(..self.geometry.filter_bytes()).unwrap_or(&[]))
     }
 
     /// Back-substitutes the system and writes the serialized filter to the
@@ -495,6 +496,7 @@ impl<'s> Banding<'s> {
             num_keys: self.inserted + self.redundant,
         };
         *header = h.encode();
+        crate::layout::seal(out);
         Ok(())
     }
 }

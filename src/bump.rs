@@ -969,7 +969,9 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         // The header last: until here a failed build leaves none.
         let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
         dest.copy_from_slice(&header.encode());
-        Ok(self.data_at - (reserved - table_end))
+        let len = self.data_at - (reserved - table_end);
+        crate::layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
+        Ok(len)
     }
 }
 
@@ -1589,7 +1591,7 @@ mod tests {
     }
 
     /// The product's space overhead over the information-theoretic
-    /// minimum (everything after the 40-byte header counted: layer table,
+    /// minimum (everything after the 48-byte header counted: layer table,
     /// thresholds, payload) and its FP rate (over 4 * 10^6 non-members),
     /// the worst of `RIBBON_STUDY_SETS` (20) fresh key sets of
     /// `RIBBON_STUDY_KEYS` (10^6) keys each; `RIBBON_STUDY_VERBOSE=1` lists

@@ -9,7 +9,7 @@
 //! `i` remixed (a chain of remixes), so a query carries one 64-bit value
 //! from layer to layer. The last layer has no thresholds.
 //!
-//! Serialized (all little-endian): the 40-byte header of
+//! Serialized (all little-endian): the 48-byte header of
 //! [`crate::layout`] with kind 3, whose bytes 24..32 hold the number of
 //! layers and 32..40 are zero; then one 32-byte entry per layer; then
 //! each layer's data in turn: its threshold groups, its listed exceptions

@@ -101,6 +101,11 @@ pub enum Error {
     /// A retrieval build was given the same hash twice with different
     /// values: no structure can return both.
     ConflictingValues,
+    /// The bytes are shaped as a structure of this crate but their
+    /// checksum does not match them: a flipped bit, a splice of two
+    /// structures, bytes changed since they were written. Nothing was
+    /// answered from them.
+    ChecksumMismatch,
 }
 
 impl Error {
@@ -127,12 +132,13 @@ impl Error {
             Error::InvalidValueBits => -22,
             Error::ValueTooWide { .. } => -23,
             Error::ConflictingValues => -24,
+            Error::ChecksumMismatch => -25,
         }
     }
 
     /// Every error, in code order (for tests and the C header check); the
     /// sizes of the variants that carry some are 0.
-    pub const ALL: [Error; 19] = [
+    pub const ALL: [Error; 20] = [
         Error::InvalidBitsPerKey,
         Error::InvalidFpRate,
         Error::BudgetTooSmall {
@@ -170,6 +176,7 @@ impl Error {
         Error::InvalidValueBits,
         Error::ValueTooWide { index: 0 },
         Error::ConflictingValues,
+        Error::ChecksumMismatch,
     ];
 
     /// A short, static description (without the sizes that
@@ -199,7 +206,9 @@ impl Error {
             }
             Error::ConstructionFailed => c"construction failed with every seed tried",
             Error::BadMagic => c"not a ribbon-kernel filter (bad magic)",
-            Error::UnsupportedVersion => c"unsupported filter format version",
+            Error::UnsupportedVersion => {
+                c"unsupported format version (this build reads version 2; version 1, without checksums, must be rebuilt)"
+            }
             Error::CorruptHeader => c"corrupt filter header",
             Error::Truncated { .. } => c"filter bytes truncated",
             Error::TrailingBytes { .. } => c"filter bytes longer than the header says",
@@ -208,6 +217,9 @@ impl Error {
             Error::InvalidValueBits => c"value bits must be 1 to 64",
             Error::ValueTooWide { .. } => c"a value has more bits than the plan's value bits",
             Error::ConflictingValues => c"the same hash was given with different values",
+            Error::ChecksumMismatch => {
+                c"checksum mismatch: the bytes changed since they were written"
+            }
         }
     }
 }

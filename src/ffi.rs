@@ -1096,8 +1096,9 @@ pub unsafe extern "C" fn ribbon_banding_finish(
     }
 }
 
-/// Validates `len` bytes as a filter and fills in the view `f`. A view
-/// inside the bytes it opens is refused before anything is written.
+/// Validates `len` bytes as a filter, its checksum included, and fills
+/// in the view `f`. A view inside the bytes it opens is refused before
+/// anything is written.
 ///
 /// # Safety
 /// `f` is NULL or writable; `bytes` is NULL or readable for `len` bytes.
@@ -1107,6 +1108,35 @@ pub unsafe extern "C" fn ribbon_filter_open(
     f: *mut ribbon_filter,
     bytes: *const u8,
     len: usize,
+) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { open_filter(f, bytes, len, |b| FilterRef::from_bytes(b)) }
+}
+
+/// [`ribbon_filter_open`] without the checksum
+/// ([`FilterRef::from_bytes_unverified`]: for bytes the caller verified).
+///
+/// # Safety
+/// As for [`ribbon_filter_open`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_filter_open_unverified(
+    f: *mut ribbon_filter,
+    bytes: *const u8,
+    len: usize,
+) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { open_filter(f, bytes, len, |b| FilterRef::from_bytes_unverified(b)) }
+}
+
+/// The two filter opens, which validate with `validate`.
+///
+/// # Safety
+/// As for [`ribbon_filter_open`].
+unsafe fn open_filter(
+    f: *mut ribbon_filter,
+    bytes: *const u8,
+    len: usize,
+    validate: for<'a> fn(&'a [u8]) -> Result<FilterRef<'a>, Error>,
 ) -> i32 {
     if overlaps(
         f,
@@ -1129,7 +1159,7 @@ pub unsafe extern "C" fn ribbon_filter_open(
     }
     // SAFETY: non-NULL and readable for `len` bytes per the contract.
     let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
-    match FilterRef::from_bytes(slice) {
+    match validate(slice) {
         Ok(view) => {
             store_filter(f, &view, bytes);
             RIBBON_OK
@@ -1446,6 +1476,36 @@ pub unsafe extern "C" fn ribbon_retrieval_open(
     bytes: *const u8,
     len: usize,
 ) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { open_retrieval(r, bytes, len, |b| RetrievalRef::from_bytes(b)) }
+}
+
+/// [`ribbon_retrieval_open`] without the checksum
+/// ([`RetrievalRef::from_bytes_unverified`]: for bytes the caller
+/// verified).
+///
+/// # Safety
+/// As for [`ribbon_retrieval_open`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_open_unverified(
+    r: *mut ribbon_retrieval,
+    bytes: *const u8,
+    len: usize,
+) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { open_retrieval(r, bytes, len, |b| RetrievalRef::from_bytes_unverified(b)) }
+}
+
+/// The two retrieval opens, which validate with `validate`.
+///
+/// # Safety
+/// As for [`ribbon_retrieval_open`].
+unsafe fn open_retrieval(
+    r: *mut ribbon_retrieval,
+    bytes: *const u8,
+    len: usize,
+    validate: for<'a> fn(&'a [u8]) -> Result<RetrievalRef<'a>, Error>,
+) -> i32 {
     if overlaps(
         r,
         core::mem::size_of::<ribbon_retrieval>(),
@@ -1467,7 +1527,7 @@ pub unsafe extern "C" fn ribbon_retrieval_open(
     }
     // SAFETY: non-NULL and readable for `len` bytes per the contract.
     let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
-    match RetrievalRef::from_bytes(slice) {
+    match validate(slice) {
         Ok(view) => {
             store_retrieval(r, &view, bytes);
             RIBBON_OK

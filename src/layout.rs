@@ -6,13 +6,13 @@
 //! columns, the rest `lower_columns + 1`, which makes any fractional number
 //! of columns per slot possible (paper section 5.1).
 //!
-//! Serialized filter: a 40-byte little-endian header, then the ICML words in
+//! Serialized filter: a 48-byte little-endian header, then the ICML words in
 //! little-endian order, block by block.
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `b"RbnK"` |
-//! | 4 | 1 | format version (1) |
+//! | 4 | 1 | format version (2) |
 //! | 5 | 1 | kind: 0 Homogeneous, 1 Standard, 2 StandardSmash (3, Bumped, has its own layout: `src/bumped_layout.rs`) |
 //! | 6 | 1 | ribbon width in bits: 64 or 128 |
 //! | 7 | 1 | `lower_columns`, 0..=64 |
@@ -21,8 +21,16 @@
 //! | 16 | 8 | number of key hashes the filter was built from (u64) |
 //! | 24 | 8 | `num_blocks` (u64) |
 //! | 32 | 8 | `upper_start_block` (u64) |
+//! | 40 | 8 | checksum (u64) of every other byte of the structure ([`checksum`]) |
+//!
+//! Every serialized structure of the crate (filters of every kind, Bumped
+//! layers, retrieval structures) starts with these 48 bytes' layout: bytes
+//! 0..16 and the checksum alike, the rest per kind. Version 1 (a 40-byte
+//! header without checksum, before 0.1.0 was published) is refused with
+//! [`Error::UnsupportedVersion`].
 
 use crate::error::Error;
+use crate::key_hash::{hash_key, hash_key_with_seed};
 
 /// Ribbon width `w`: the number of slots one key's equation spans, and the
 /// size of an ICML word. The default is [`Width::W64`], the faster one.
@@ -325,12 +333,15 @@ impl ColumnMasks {
     }
 }
 
-/// Serialized header length in bytes.
-pub const HEADER_BYTES: usize = 40;
+/// Serialized header length in bytes (the checksum included).
+pub const HEADER_BYTES: usize = 48;
+/// Where the header's checksum lies: its last 8 bytes.
+const CHECKSUM_AT: usize = 40;
 const MAGIC: [u8; 4] = *b"RbnK";
 /// Magic of a serialized retrieval structure (`src/retrieval.rs`).
 const RETRIEVAL_MAGIC: [u8; 4] = *b"RbnR";
-const VERSION: u8 = 1;
+/// The format version: 2 since structures carry a checksum.
+pub(crate) const VERSION: u8 = 2;
 
 /// What a serialized structure holds: a filter (magic `RbnK`) or a
 /// retrieval structure (`RbnR`). Both lay their headers out alike, so
@@ -456,8 +467,8 @@ pub(crate) fn exact_length(len: usize, given: usize) -> Result<(), Error> {
 }
 
 /// A header's first 16 bytes (magic, version, kind code, width, lower
-/// columns, seed and the reserved zeros), the rest zero: what every kind's
-/// header starts with.
+/// columns, seed and the reserved zeros), the rest zero (the checksum too,
+/// until [`seal`]): what every kind's header starts with.
 pub(crate) fn header_start(
     family: Family,
     kind_code: u8,
@@ -493,6 +504,45 @@ pub(crate) fn is_bumped_of(family: Family, bytes: &[u8]) -> bool {
 /// The kind code of Bumped Ribbon filters (issue 18; `src/bumped_layout.rs`
 /// reads the rest of their header).
 pub(crate) const BUMPED_KIND_CODE: u8 = Kind::Bumped.code() as u8;
+
+/// The checksum of the serialized structure `bytes` (exactly its bytes):
+/// XXH3-64 ([`hash_key_with_seed`], xxHash 0.8) of everything after the
+/// header, seeded with XXH3-64 of the header's first 40 bytes; every byte
+/// but the checksum's own 8 counts. In C with xxHash:
+/// `XXH3_64bits_withSeed(b + 48, len - 48, XXH3_64bits(b, 40))`.
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+    let head = bytes.get(..CHECKSUM_AT).unwrap_or(bytes);
+    let rest = bytes.get(HEADER_BYTES..).unwrap_or(&[]);
+    hash_key_with_seed(rest, hash_key(head))
+}
+
+/// Writes [`checksum`] into the header of `bytes` (a structure just
+/// serialized, exactly its bytes); nothing if they are shorter than a
+/// header.
+pub(crate) fn seal(bytes: &mut [u8]) {
+    let sum = checksum(bytes).to_le_bytes();
+    if let Some(field) = bytes.get_mut(CHECKSUM_AT..HEADER_BYTES) {
+        field.copy_from_slice(&sum);
+    }
+}
+
+/// [`Error::ChecksumMismatch`] unless the checksum in the header of
+/// `bytes` (a structure of exactly these bytes, its header validated) is
+/// [`checksum`]'s: one pass over the bytes.
+pub(crate) fn verify(bytes: &[u8]) -> Result<(), Error> {
+    let stored = bytes
+        .get(CHECKSUM_AT..HEADER_BYTES)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes)
+        .ok_or(Error::Truncated {
+            needed: HEADER_BYTES,
+            given: bytes.len(),
+        })?;
+    if stored != checksum(bytes) {
+        return Err(Error::ChecksumMismatch);
+    }
+    Ok(())
+}
 
 /// Copies `bytes` into `h` at `at` (header fields; no panic path).
 fn put(h: &mut [u8; HEADER_BYTES], at: usize, bytes: &[u8]) {

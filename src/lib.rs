@@ -63,7 +63,7 @@
 //!   `one_in = 100` means at most 1 in 100.
 //! - **millibits** (per key): thousandths of a bit, the unit of budgets:
 //!   `7_700` millibits per key is 7.7 bits per key. Counted as RocksDB
-//!   does: the payload only, not the 40-byte header.
+//!   does: the payload only, not the 48-byte header.
 //! - **slot**: one row of the linear system; a filter has a few percent
 //!   more slots than keys.
 //! - **ribbon width** `w` (64 or 128): how many consecutive slots one key's

@@ -105,6 +105,14 @@ impl<B: AsRef<[u8]>> Filter<B> {
         Ok(Filter { bytes, validated })
     }
 
+    /// [`Filter::from_bytes`] without the checksum, as
+    /// [`FilterRef::from_bytes_unverified`] (for bytes the caller has
+    /// verified already; its risk is the caller's).
+    pub fn from_bytes_unverified(bytes: B) -> Result<Filter<B>, Error> {
+        let validated = FilterRef::from_bytes_unverified(bytes.as_ref())?.validated();
+        Ok(Filter { bytes, validated })
+    }
+
     /// The borrowed view, with every query method.
     ///
     /// # Panics

@@ -22,7 +22,7 @@ use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
 /// let hashes: Vec<u64> = (0..1000u64).map(|i| ribbon_kernel::hash_key(&i.to_le_bytes())).collect();
 /// let shards: Vec<u64> = (0..1000u64).map(|i| i % 16).collect();
 /// let map = Retrieval::from_hashes(&hashes, &shards, 4)?;
-/// // About 4.4 bits per key (and the 40-byte header).
+/// // About 4.4 bits per key (and the 48-byte header).
 /// assert!(map.as_bytes().len() < 1000 * 45 / 80 + 40);
 /// assert_eq!(map.get(hashes[123]), 123 % 16);
 ///
@@ -76,6 +76,14 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
     /// [`RetrievalRef::from_bytes`] does (any alignment, no copy).
     pub fn from_bytes(bytes: B) -> Result<Retrieval<B>, Error> {
         let state = RetrievalRef::from_bytes(bytes.as_ref())?.state();
+        Ok(Retrieval { bytes, state })
+    }
+
+    /// [`Retrieval::from_bytes`] without the checksum, as
+    /// [`RetrievalRef::from_bytes_unverified`] (for bytes the caller has
+    /// verified already; its risk is the caller's).
+    pub fn from_bytes_unverified(bytes: B) -> Result<Retrieval<B>, Error> {
+        let state = RetrievalRef::from_bytes_unverified(bytes.as_ref())?.state();
         Ok(Retrieval { bytes, state })
     }
 

@@ -652,7 +652,8 @@ impl Plan {
     ) -> Result<FilterRef<'a>, Error> {
         let len = self.build_in_place(hashes, scratch, out)?;
         let out: &'a [u8] = out;
-        FilterRef::from_bytes(out.get(..len).unwrap_or(&[]))
+        // Sealed just now: its checksum need not be computed again.
+        FilterRef::from_bytes_unverified(out.get(..len).unwrap_or(&[]))
     }
 
     /// [`Plan::build`] without the view: the filter's length. The C ABI

@@ -15,8 +15,9 @@
 //! `filter::BumpedTop`, with evaluation kernels). Small sets, where the
 //! Bumped layers' slack would cost more, use one Standard Ribbon.
 //!
-//! Serialized form: a 40-byte header laid out as a filter's (magic
-//! `RbnR`, version 1, kind code, width in bits, value bits, seed). Kind
+//! Serialized form: a 48-byte header laid out as a filter's (magic
+//! `RbnR`, version 2, kind code, width in bits, value bits, seed, and the
+//! checksum in its last 8 bytes). Kind
 //! code 1, Standard Ribbon: four zero bytes, key count, blocks, eight zero
 //! bytes, then the ICML payload of `value_bits` columns per block. Kind
 //! code 3, Bumped Ribbon: the Bumped filters' layer table and layers
@@ -35,8 +36,8 @@ use crate::filter::{bumped_once, layer_once};
 use crate::hash::{Coeff, Expander, FreeRows};
 use crate::kernels::{EvalKernels, SolveKernel};
 use crate::layout::{
-    Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, Width, column_mask,
-    header_start, header_u32, header_u64, is_bumped_of,
+    self, Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, VERSION, Width,
+    column_mask, header_start, header_u32, header_u64, is_bumped_of,
 };
 use crate::plan::{MAX_KEYS, MAX_SEEDS, standard_blocks};
 use crate::probe::Parts;
@@ -44,9 +45,6 @@ use crate::word::Rows;
 
 /// The most bits a value may have.
 pub const MAX_VALUE_BITS: u32 = MAX_COLUMNS;
-
-/// Its format version.
-const VERSION: u8 = 1;
 
 /// A sized retrieval structure: slots and value columns for a number of
 /// keys. `Copy`; allocation-free; integer math only.
@@ -262,7 +260,9 @@ impl RetrievalPlan {
     ) -> Result<RetrievalRef<'o>, Error> {
         let len = self.build_in_place(hashes, values, scratch, out)?;
         let out: &'o [u8] = out;
-        RetrievalRef::from_bytes(out.get(..len).unwrap_or(&[]))?.with_backend(self.backend())
+        // Sealed just now: its checksum need not be computed again.
+        RetrievalRef::from_bytes_unverified(out.get(..len).unwrap_or(&[]))?
+            .with_backend(self.backend())
     }
 
     /// [`RetrievalPlan::build`] without the view: the structure's length.
@@ -347,6 +347,7 @@ impl RetrievalPlan {
                         num_keys: hashes.len() as u64,
                     };
                     head.copy_from_slice(&h.encode());
+                    layout::seal(out);
                     return Ok(len);
                 }
                 Err((x, value)) => {
@@ -786,8 +787,23 @@ impl<'a> RetrievalRef<'a> {
     /// Validates `bytes` as a serialized retrieval structure (exactly its
     /// length, at any alignment) and returns a view of it that evaluates
     /// with [`Backend::current`]. Untrusted bytes get an error, never a
-    /// panic; the values themselves are not checksummed.
+    /// panic, and bytes whose checksum does not match them
+    /// [`Error::ChecksumMismatch`].
     pub fn from_bytes(bytes: &'a [u8]) -> Result<RetrievalRef<'a>, Error> {
+        let view = RetrievalRef::from_bytes_unverified(bytes)?;
+        layout::verify(bytes)?;
+        Ok(view)
+    }
+
+    /// [`RetrievalRef::from_bytes`] without the checksum: every header
+    /// field, the layer table and the thresholds are validated (no value
+    /// read from the view can be outside the bytes, nor can any call
+    /// panic), but the bytes are not hashed. For bytes the caller has
+    /// verified already (a storage engine's block checksum), where the
+    /// pass over them (see [`crate::FilterRef::from_bytes_unverified`]
+    /// for its cost) would be paid twice. The risk is the caller's: bytes
+    /// changed since they were written give wrong values, silently.
+    pub fn from_bytes_unverified(bytes: &'a [u8]) -> Result<RetrievalRef<'a>, Error> {
         let state = RetrievalState::decode(bytes, Backend::current())?;
         Ok(RetrievalRef { bytes, state })
     }
@@ -796,7 +812,7 @@ impl<'a> RetrievalRef<'a> {
     /// read from its header (validated as [`RetrievalRef::from_bytes`]
     /// does, but for the length; Bumped layers' thresholds are checked
     /// when it opens): how much a build wrote, or where a structure
-    /// stored among other records ends. `bytes` needs the 40-byte header
+    /// stored among other records ends. `bytes` needs the 48-byte header
     /// and, on Bumped layers, the layer table after it (else
     /// [`Error::Truncated`]); [`crate::FilterRef::SIZE_PREFIX_BYTES`]
     /// always suffice.

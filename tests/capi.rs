@@ -316,6 +316,19 @@ fn every_entry_point_on_valid_and_invalid_arguments() {
                 );
                 let (bytes, len) = c_filter(kind, width, &keys, 7500);
                 let f = open_filter(&bytes, len, Backend::current());
+                // A flipped bit: refused, unless the checksum is skipped.
+                let last = bytes.get(len - 1);
+                bytes.set(len - 1, last ^ 4);
+                let mut g = ribbon_filter::zeroed();
+                assert_eq!(
+                    ribbon_filter_open(&mut g, bytes.ptr, len),
+                    Error::ChecksumMismatch.code()
+                );
+                assert_eq!(
+                    ribbon_filter_open_unverified(&mut g, bytes.ptr, len),
+                    RIBBON_OK
+                );
+                bytes.set(len - 1, last);
                 assert_eq!(ribbon_filter_kind(&f), kind as i32);
                 assert_eq!(ribbon_filter_width(&f), width as i32);
                 assert_eq!(ribbon_filter_keys(&f), n);
@@ -359,8 +372,20 @@ fn every_entry_point_on_valid_and_invalid_arguments() {
         let keys = hashes(9, n);
         let (bytes, len, values) = c_retrieval(width, &keys, 5);
         let r = open_retrieval(&bytes, len, Backend::current());
-        // SAFETY: a valid view.
+        // SAFETY: a valid view, and its bytes.
         unsafe {
+            let mut g = ribbon_retrieval::zeroed();
+            let last = bytes.get(len - 1);
+            bytes.set(len - 1, last ^ 4);
+            assert_eq!(
+                ribbon_retrieval_open(&mut g, bytes.ptr, len),
+                Error::ChecksumMismatch.code()
+            );
+            assert_eq!(
+                ribbon_retrieval_open_unverified(&mut g, bytes.ptr, len),
+                RIBBON_OK
+            );
+            bytes.set(len - 1, last);
             assert_eq!(ribbon_retrieval_value_bits(&r), 5);
             assert_eq!(ribbon_retrieval_keys(&r), n as u64);
             assert_eq!(ribbon_retrieval_bytes(&r), len);

@@ -100,7 +100,7 @@ fn conversions_validate() {
     assert_eq!(
         FilterRef::try_from(&bytes[..3]).err(),
         Some(Error::Truncated {
-            needed: 40,
+            needed: ribbon_kernel::HEADER_BYTES,
             given: 3
         })
     );
@@ -143,11 +143,11 @@ fn errors_say_what_was_needed_and_given() {
     assert_eq!(
         err,
         Error::BudgetTooSmall {
-            needed: 40 + 16 * 8,
+            needed: 48 + 16 * 8,
             given: 100
         }
     );
-    assert!(err.to_string().contains("100 bytes given, at least 168"));
+    assert!(err.to_string().contains("100 bytes given, at least 176"));
     // Every error has a code and a static message for C.
     for e in Error::ALL {
         assert!(e.code() < 0 && !e.as_str().is_empty());

@@ -10,22 +10,74 @@ use ribbon_kernel::{Error, Filter, FilterRef, HEADER_BYTES, Kind, Plan, Width};
 /// solving and serializing must never change them. A deliberate change of
 /// sizing (how many slots a plan gets) does, and then the filters written
 /// before must still read back: see `filters_of_an_earlier_sizing_still_read`.
-const PINNED: [(Kind, Width, usize, u64); 8] = [
+/// Each entry: kind, width, length, digest, and the digest of the same
+/// filter in format version 1 (its header without the checksum, version
+/// byte 1): the pinned digests of before checksums, which pin everything
+/// but the checksum and the version byte.
+const PINNED: [(Kind, Width, usize, u64, u64); 8] = [
     // Plans for bits per key spend exactly the budget (rounded up to a
     // word) since the static size bounds; before, the W128 Homogeneous
     // filter had 1,024 slots (digest 0x72bb73fea97e7370), then 1,152 slots
     // in 984 bytes (0x36f3f2530efcae16).
-    (Kind::Homogeneous, Width::W64, 1008, 0x3513ee1133f1a7ec),
-    (Kind::Homogeneous, Width::W128, 1016, 0xae5f6b4e07986cd0),
-    (Kind::Standard, Width::W64, 1008, 0xbbb0f42dbb3aaf90),
-    (Kind::Standard, Width::W128, 1016, 0xe47a1648345e400b),
-    (Kind::StandardSmash, Width::W64, 1008, 0xe5700f06bdb27f38),
-    (Kind::StandardSmash, Width::W128, 1016, 0x647b4282147c3d4b),
+    (
+        Kind::Homogeneous,
+        Width::W64,
+        1016,
+        0x9db3b715b7e0d6e7,
+        0x3513ee1133f1a7ec,
+    ),
+    (
+        Kind::Homogeneous,
+        Width::W128,
+        1024,
+        0x68cbcfea724f3f2b,
+        0xae5f6b4e07986cd0,
+    ),
+    (
+        Kind::Standard,
+        Width::W64,
+        1016,
+        0x0084e00c5843be21,
+        0xbbb0f42dbb3aaf90,
+    ),
+    (
+        Kind::Standard,
+        Width::W128,
+        1024,
+        0x6ea981e0d61ea90f,
+        0xe47a1648345e400b,
+    ),
+    (
+        Kind::StandardSmash,
+        Width::W64,
+        1016,
+        0xfbc9de96d4902cad,
+        0xe5700f06bdb27f38,
+    ),
+    (
+        Kind::StandardSmash,
+        Width::W128,
+        1024,
+        0x120f62e7de06bbd8,
+        0x647b4282147c3d4b,
+    ),
     // 5,000 keys: two bumping layers and the last one. Threshold groups
     // were 64 buckets with one exception slot before (4,994 bytes,
     // 0xbb456a892924571c, and 5,058 bytes, 0x8f7644a92a87b801).
-    (Kind::Bumped, Width::W64, 5006, 0xff399d6001915b96),
-    (Kind::Bumped, Width::W128, 5070, 0x02a9b638068bc75a),
+    (
+        Kind::Bumped,
+        Width::W64,
+        5014,
+        0x2280c30ecbea5350,
+        0xff399d6001915b96,
+    ),
+    (
+        Kind::Bumped,
+        Width::W128,
+        5078,
+        0x45be3a6afafaa3ad,
+        0x02a9b638068bc75a,
+    ),
 ];
 
 fn pinned_filter(kind: Kind, width: Width) -> Filter {
@@ -43,17 +95,22 @@ fn pinned_filter(kind: Kind, width: Width) -> Filter {
 )]
 fn pinned_bytes_are_stable() {
     let mut mismatches = Vec::new();
-    for (kind, width, len, digest) in PINNED {
+    for (kind, width, len, digest, v1_digest) in PINNED {
         let f = pinned_filter(kind, width);
         let bytes = f.as_bytes();
-        let got = (bytes.len(), fnv1a(bytes));
-        println!(
-            "(Kind::{kind:?}, Width::{width:?}, {}, {:#018x}),",
-            got.0, got.1
+        let got = (
+            bytes.len(),
+            fnv1a(bytes),
+            fnv1a(&common::as_version_1(bytes)),
         );
-        if got != (len, digest) {
+        println!(
+            "(Kind::{kind:?}, Width::{width:?}, {}, {:#018x}, {:#018x}),",
+            got.0, got.1, got.2
+        );
+        if got != (len, digest, v1_digest) {
             mismatches.push((kind, width));
         }
+        assert_eq!(common::checksum(bytes).to_le_bytes(), bytes[40..48]);
     }
     assert!(
         mismatches.is_empty(),
@@ -62,8 +119,10 @@ fn pinned_bytes_are_stable() {
 }
 
 /// A filter written before the Homogeneous sizing changed (the W128 entry
-/// of `PINNED` had 1,024 slots then) still opens and answers for every key
-/// on every backend: the format did not change, only the plans.
+/// of `PINNED` had 1,024 slots then), in format version 1 (a 40-byte
+/// header without checksum), is refused as such; its header given a
+/// checksum (version 2), it opens and answers for every key on every
+/// backend: only the plans and the header changed, not the payload.
 #[test]
 #[cfg_attr(miri, ignore = "reads a file")]
 fn filters_of_an_earlier_sizing_still_read() {
@@ -71,8 +130,12 @@ fn filters_of_an_earlier_sizing_still_read() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/homogeneous_w128_1000_keys_before_tail_sizing.bin"
     );
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(fnv1a(&bytes), 0x72bb73fea97e7370);
+    let v1 = std::fs::read(path).unwrap();
+    assert_eq!(fnv1a(&v1), 0x72bb73fea97e7370);
+    for open in [FilterRef::from_bytes, FilterRef::from_bytes_unverified] {
+        assert_eq!(open(&v1).err(), Some(Error::UnsupportedVersion));
+    }
+    let bytes = common::upgrade_v1(&v1);
     let view = FilterRef::from_bytes(&bytes).unwrap();
     assert_eq!(view.num_slots(), 1024);
     let keys = hashes(42, 1000);
@@ -146,6 +209,9 @@ fn every_truncation_and_extension_is_refused() {
     }
 }
 
+/// Every header bit flipped alone: refused (the checksum covers the
+/// header); without the checksum, refused by the header's checks or
+/// harmless (a consistent header that queries safely).
 #[test]
 fn header_bit_flips_are_refused_or_harmless() {
     for f in sample_filters() {
@@ -155,14 +221,18 @@ fn header_bit_flips_are_refused_or_harmless() {
         for bit in (0..HEADER_BYTES * 8).step_by(step) {
             let mut bytes = original.to_vec();
             bytes[bit / 8] ^= 1 << (bit % 8);
-            match FilterRef::from_bytes(&bytes) {
+            assert!(FilterRef::from_bytes(&bytes).is_err(), "flip of bit {bit}");
+            match FilterRef::from_bytes_unverified(&bytes) {
                 Err(_) => {}
                 // Some flips (seed, key count) leave a consistent header:
                 // it must then be queryable like any filter.
                 Ok(view) => {
                     let byte = bit / 8;
                     assert!(
-                        (8..12).contains(&byte) || (16..24).contains(&byte) || byte == 5,
+                        (8..12).contains(&byte)
+                            || (16..24).contains(&byte)
+                            || byte == 5
+                            || (40..48).contains(&byte),
                         "flip of header bit {bit} accepted"
                     );
                     exercise(view);
@@ -195,12 +265,16 @@ fn bumped_table_and_threshold_bit_flips_are_refused_or_harmless() {
         for bit in 0..end * 8 {
             let mut bytes = original.to_vec();
             bytes[bit / 8] ^= 1 << (bit % 8);
-            if let Ok(view) = FilterRef::from_bytes(&bytes) {
+            assert!(FilterRef::from_bytes(&bytes).is_err(), "flip of bit {bit}");
+            if let Ok(view) = FilterRef::from_bytes_unverified(&bytes) {
                 accepted += 1;
                 exercise(view);
             }
         }
-        println!("{width:?}: {accepted} of {} flips accepted", end * 8);
+        println!(
+            "{width:?}: {accepted} of {} flips accepted without the checksum, none with it",
+            end * 8
+        );
     }
 }
 
@@ -216,7 +290,7 @@ fn random_bytes_never_panic() {
         // Half the time start from a plausible header so that deeper
         // checks are reached.
         if round % 2 == 0 && len >= HEADER_BYTES {
-            bytes[..5].copy_from_slice(b"RbnK\x01");
+            bytes[..5].copy_from_slice(b"RbnK\x02");
             bytes[5] %= 4;
             bytes[6] = if bytes[6] & 1 == 0 { 64 } else { 128 };
             bytes[7] %= 70;
@@ -236,10 +310,16 @@ fn random_bytes_never_panic() {
                 bytes.resize(HEADER_BYTES + words * word_bytes, 0xa5);
             }
         }
-        if let Ok(view) = FilterRef::from_bytes(&bytes) {
+        // The structure's checks (random bytes carry no valid checksum:
+        // verified, every buffer is refused).
+        if let Ok(view) = FilterRef::from_bytes_unverified(&bytes) {
             accepted += 1;
             shapes.insert(format!("{:?} {:?}", view.kind(), view.width()));
             exercise(view);
+            assert_eq!(
+                FilterRef::from_bytes(&bytes).err(),
+                Some(Error::ChecksumMismatch)
+            );
         }
     }
     println!(
@@ -274,13 +354,13 @@ fn any_alignment_reads_the_same() {
     }
 }
 
-/// `FilterRef::SIZE_PREFIX_BYTES` (C: `RIBBON_SIZE_PREFIX_BYTES`, 552)
+/// `FilterRef::SIZE_PREFIX_BYTES` (C: `RIBBON_SIZE_PREFIX_BYTES`, 560)
 /// bytes from a filter's start give its length, whatever the kind; a
 /// Bumped filter's header alone does not (its layer table follows).
 #[test]
 #[cfg_attr(miri, ignore = "a Bumped build of 10^5 keys takes minutes under Miri")]
 fn the_size_prefix_gives_the_length() {
-    assert_eq!(FilterRef::SIZE_PREFIX_BYTES, 552);
+    assert_eq!(FilterRef::SIZE_PREFIX_BYTES, 560);
     for kind in KINDS {
         let keys = hashes(7, 100_000);
         let plan = Plan::new(kind, Width::W64, keys.len(), 8_000).unwrap();

@@ -297,17 +297,18 @@ fn plans_fit_the_address_space() {
     }
 }
 
-/// Builds a 40-byte header (no payload) from raw fields, the layout of
-/// `src/layout.rs` (little-endian).
+/// Builds a 48-byte header (no payload, a zero checksum) from raw fields,
+/// the layout of `src/layout.rs` (little-endian).
 fn header(kind: u8, width: u8, lower: u8, keys: u64, blocks: u64, upper_start: u64) -> Vec<u8> {
     let mut h = Vec::with_capacity(HEADER_BYTES);
     h.extend_from_slice(b"RbnK");
-    h.extend_from_slice(&[1, kind, width, lower]);
+    h.extend_from_slice(&[2, kind, width, lower]);
     h.extend_from_slice(&0u32.to_le_bytes()); // seed
     h.extend_from_slice(&0u32.to_le_bytes()); // reserved
     h.extend_from_slice(&keys.to_le_bytes());
     h.extend_from_slice(&blocks.to_le_bytes());
     h.extend_from_slice(&upper_start.to_le_bytes());
+    h.extend_from_slice(&[0; 8]); // checksum
     h
 }
 
@@ -346,13 +347,15 @@ fn headers_cannot_claim_vast_filters() {
         FilterRef::from_bytes(&bytes).err(),
         Some(Error::CorruptHeader)
     );
-    // A legitimate header of the same shape loads.
+    // A legitimate header of the same shape loads (sealed as a build would).
     let mut bytes = header(0, 64, 1, 10, 1, 1);
     bytes.extend_from_slice(&[0; 8]);
+    common::seal(&mut bytes);
     assert!(FilterRef::from_bytes(&bytes).is_ok());
     // Half a column per block is the least a header may state.
     let mut bytes = header(0, 64, 0, 10, 2, 1);
     bytes.extend_from_slice(&[0; 8]);
+    common::seal(&mut bytes);
     assert!(FilterRef::from_bytes(&bytes).is_ok());
     let mut bytes = header(0, 64, 0, 10, 3, 2);
     bytes.extend_from_slice(&[0; 8]);
@@ -442,11 +445,13 @@ fn bumped_layers_must_shrink_as_builds_cap_them() {
         }
         bytes.extend_from_slice(&vec![0x5a; usize::from(columns) * 8]);
     }
-    assert_eq!(bytes.len(), 1906);
-    assert_eq!(
-        FilterRef::from_bytes(&bytes).err(),
-        Some(Error::CorruptHeader)
-    );
+    assert_eq!(bytes.len(), 1914);
+    // With the checksum it would have if a build had written it: refused
+    // by the layers' own checks, also without the checksum.
+    common::seal(&mut bytes);
+    for open in [FilterRef::from_bytes, FilterRef::from_bytes_unverified] {
+        assert_eq!(open(&bytes).err(), Some(Error::CorruptHeader));
+    }
     // A real filter with its second layer's keys raised past the cap
     // (8.5 % of the first's plus 512) is refused too.
     let hashes: Vec<u64> = (0..3000u64)
@@ -464,6 +469,7 @@ fn bumped_layers_must_shrink_as_builds_cap_them() {
     let second_keys = HEADER_BYTES + 32 + 8;
     for keys in [3000u64, 2999, 768] {
         bytes[second_keys..second_keys + 8].copy_from_slice(&keys.to_le_bytes());
+        common::seal(&mut bytes);
         assert_eq!(
             FilterRef::from_bytes(&bytes).err(),
             Some(Error::CorruptHeader),

@@ -15,34 +15,35 @@ const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
     ("arith", 0),
     ("detect", 0),
-    // The format: geometry and header, words, hashing, FP math.
-    ("layout", 1),
-    ("backend", 1),
+    // The key hash (XXH3), which the format's checksum uses too.
     ("key_hash", 1),
-    ("word", 2),
-    ("hash", 3),
-    ("bumped_layout", 3),
-    ("fp", 3),
+    ("backend", 1),
+    // The format: geometry and header, words, hashing, FP math.
+    ("layout", 2),
+    ("word", 3),
+    ("hash", 4),
+    ("bumped_layout", 4),
+    ("fp", 4),
     // Probe math shared by every kernel.
-    ("probe", 4),
+    ("probe", 5),
     // Bumped Ribbon's test-only reference model (issue 18).
-    ("bumped_study", 4),
+    ("bumped_study", 5),
     // The kernels, then the table that alone calls them.
-    ("arch", 5),
-    ("kernels", 6),
+    ("arch", 6),
+    ("kernels", 7),
     // Views, banding, planning.
-    ("filter", 7),
-    ("band", 8),
-    ("bump", 9),
-    ("plan", 10),
-    ("bounds", 11),
+    ("filter", 8),
+    ("band", 9),
+    ("bump", 10),
+    ("plan", 11),
+    ("bounds", 12),
     // Retrieval: Standard Ribbon with values as right sides (issue 19).
-    ("retrieval", 11),
+    ("retrieval", 12),
     // Front ends.
-    ("owned", 12),
-    ("owned_retrieval", 12),
-    ("rocksdb", 12),
-    ("ffi", 12),
+    ("owned", 13),
+    ("owned_retrieval", 13),
+    ("rocksdb", 13),
+    ("ffi", 13),
 ];
 
 fn root() -> PathBuf {

@@ -84,7 +84,7 @@ fn for_bytes_stays_within_budget() {
             // for Bumped Ribbon the plan's bound at one bit per key).
             let one_bit = |n: usize| match kind {
                 Kind::Bumped => Plan::new(kind, width, n, 1000).unwrap().filter_bytes(),
-                _ => 40 + n.div_ceil(width.bits() as usize) * (width.bits() as usize / 8),
+                _ => 48 + n.div_ceil(width.bits() as usize) * (width.bits() as usize / 8),
             };
             let needed = one_bit(10);
             assert_eq!(

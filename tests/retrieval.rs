@@ -317,11 +317,19 @@ fn hostile_bytes_never_panic() {
 #[test]
 #[cfg_attr(miri, ignore = "pinned natively and under QEMU")]
 fn pinned_bytes_are_stable() {
-    const PINNED: [(Width, u32, usize, u64); 4] = [
-        (Width::W64, 1, 176, 0xe2b8e75ee3b362a9),
-        (Width::W64, 8, 1128, 0xe75279a3a614c34d),
-        (Width::W128, 7, 936, 0x579666cd4070af6f),
-        (Width::W128, 64, 8232, 0x006384ff675f7aa3),
+    // Length, digest, and the digest as format version 1 (before
+    // checksums) wrote it.
+    const PINNED: [(Width, u32, usize, u64, u64); 4] = [
+        (Width::W64, 1, 184, 0xa79f4e14b9e54a9b, 0xe2b8e75ee3b362a9),
+        (Width::W64, 8, 1136, 0x7d043f6373006bd9, 0xe75279a3a614c34d),
+        (Width::W128, 7, 944, 0xbf7a341ba82ffff6, 0x579666cd4070af6f),
+        (
+            Width::W128,
+            64,
+            8240,
+            0x4bdbcd8f078372a6,
+            0x006384ff675f7aa3,
+        ),
     ];
     let mismatches = pinned_mismatches(&PINNED, Kind::Standard, 42, 1000);
     assert!(
@@ -334,22 +342,28 @@ fn pinned_bytes_are_stable() {
 /// from `n` hashes and values of `seed`, no longer has the pinned length
 /// and digest; each one's figures are printed, to pin anew.
 fn pinned_mismatches(
-    pinned: &[(Width, u32, usize, u64)],
+    pinned: &[(Width, u32, usize, u64, u64)],
     kind: Kind,
     seed: u64,
     n: usize,
 ) -> Vec<(Width, u32)> {
     let keys = hashes(seed, n);
     let mut mismatches = Vec::new();
-    for &(width, bits, len, digest) in pinned {
+    for &(width, bits, len, digest, v1_digest) in pinned {
         let plan = RetrievalPlan::new(width, n, bits)
             .unwrap()
             .with_kind(kind)
             .unwrap();
         let map = Retrieval::build(&plan, &keys, &values(seed, n, bits)).unwrap();
-        let got = (map.as_bytes().len(), common::fnv1a(map.as_bytes()));
-        println!("(Width::{width:?}, {bits}, {}, {:#018x}),", got.0, got.1);
-        if got != (len, digest) {
+        let bytes = map.as_bytes();
+        let v1 = common::as_version_1(bytes);
+        let got = (bytes.len(), common::fnv1a(bytes), common::fnv1a(&v1));
+        println!(
+            "(Width::{width:?}, {bits}, {}, {:#018x}, {:#018x}),",
+            got.0, got.1, got.2
+        );
+        assert_eq!(common::checksum(bytes).to_le_bytes(), bytes[40..48]);
+        if got != (len, digest, v1_digest) {
             mismatches.push((width, bits));
         }
     }
@@ -548,10 +562,16 @@ fn bumped_hostile_bytes_never_panic() {
 #[test]
 #[cfg_attr(miri, ignore = "pinned natively and under QEMU")]
 fn pinned_bumped_bytes_are_stable() {
-    const PINNED: [(Width, u32, usize, u64); 3] = [
-        (Width::W64, 8, 6142, 0xe80c08c6abc1246b),
-        (Width::W128, 1, 894, 0xd6c3aca7cb7695b4),
-        (Width::W128, 64, 49278, 0xb1196ae0b68e7dfe),
+    const PINNED: [(Width, u32, usize, u64, u64); 3] = [
+        (Width::W64, 8, 6150, 0xa3a30f5bdd1c933c, 0xe80c08c6abc1246b),
+        (Width::W128, 1, 902, 0x0015fb6bce6be534, 0xd6c3aca7cb7695b4),
+        (
+            Width::W128,
+            64,
+            49286,
+            0xa28507161ee21636,
+            0xb1196ae0b68e7dfe,
+        ),
     ];
     let mismatches = pinned_mismatches(&PINNED, Kind::Bumped, 43, 6000);
     assert!(

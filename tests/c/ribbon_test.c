@@ -308,6 +308,13 @@ static void check_errors(void) {
     memset(&view, 0x5a, sizeof view);
     CHECK_STATUS(ribbon_contains(&view, 3), RIBBON_ERR_UNINITIALIZED);
 
+    /* A flipped payload bit: refused, unless the caller skips the checksum. */
+    out[ribbon_plan_filter_bytes(&plan) - 1] ^= 0x10;
+    CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_ERR_CHECKSUM_MISMATCH);
+    CHECK_STATUS(ribbon_filter_open_unverified(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_OK);
+    out[ribbon_plan_filter_bytes(&plan) - 1] ^= 0x10;
+    CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_OK);
+
     out[0] ^= 1;
     CHECK_STATUS(ribbon_filter_open(&view, out, ribbon_plan_filter_bytes(&plan)), RIBBON_ERR_BAD_MAGIC);
     out[0] ^= 1;
@@ -319,8 +326,8 @@ static void check_errors(void) {
         int32_t s;
         for (s = -30; s <= 1; s++) {
             CHECK(ribbon_status_str(s) != NULL && strlen(ribbon_status_str(s)) > 0);
-            /* Every defined code, RIBBON_ERR_CONFLICTING_VALUES the last, has its own text. */
-            if (s >= RIBBON_ERR_CONFLICTING_VALUES && s <= RIBBON_OK) {
+            /* Every defined code, RIBBON_ERR_CHECKSUM_MISMATCH the last, has its own text. */
+            if (s >= RIBBON_ERR_CHECKSUM_MISMATCH && s <= RIBBON_OK) {
                 CHECK(strcmp(ribbon_status_str(s), ribbon_status_str(-1000)) != 0);
             }
         }
@@ -340,8 +347,8 @@ static void check_hostile_bytes(void) {
         for (i = 0; i < len; i++) {
             bytes[i] = (uint8_t)splitmix(&state);
         }
-        if (round % 2 == 0 && len >= 40) {
-            memcpy(bytes, "RbnK\001", 5);
+        if (round % 2 == 0 && len >= 48) {
+            memcpy(bytes, "RbnK\002", 5);
             bytes[5] %= 4;
             bytes[6] = (bytes[6] & 1) ? 128 : 64;
             bytes[7] %= 70;
@@ -353,27 +360,28 @@ static void check_hostile_bytes(void) {
             /* Usually the length the header implies, to reach the payload. */
             if (round % 4 == 0 && bytes[32] <= bytes[24]) {
                 size_t words = (size_t)bytes[24] * bytes[7] + (size_t)(bytes[24] - bytes[32]);
-                size_t implied = 40 + words * (bytes[6] / 8);
+                size_t implied = 48 + words * (bytes[6] / 8);
                 if (implied <= sizeof bytes) {
                     len = implied;
                 }
             }
         }
         {
-            /* The length in the header agrees with what opens. */
+            /* The length in the header agrees with what opens (the
+             * structure: random bytes do not carry their checksum). */
             size_t size = 1;
             int32_t st = ribbon_filter_size(bytes, len, &size);
             if (st == RIBBON_OK) {
-                CHECK(size >= 40);
+                CHECK(size >= 48);
                 if (size <= len) {
-                    CHECK(ribbon_filter_open(&view, bytes, size) == RIBBON_OK);
+                    CHECK(ribbon_filter_open_unverified(&view, bytes, size) == RIBBON_OK);
                 }
             } else {
                 CHECK(st < 0 && size == 0);
-                CHECK(ribbon_filter_open(&view, bytes, len) != RIBBON_OK);
+                CHECK(ribbon_filter_open_unverified(&view, bytes, len) != RIBBON_OK);
             }
         }
-        if (ribbon_filter_open(&view, bytes, len) == RIBBON_OK) {
+        if (ribbon_filter_open_unverified(&view, bytes, len) == RIBBON_OK) {
             int q;
             size_t size = 0;
             CHECK(ribbon_filter_size(bytes, len, &size) == RIBBON_OK && size == len);
@@ -382,6 +390,8 @@ static void check_hostile_bytes(void) {
                 int r = ribbon_contains(&view, splitmix(&state));
                 CHECK(r == 0 || r == 1);
             }
+            /* Their checksum is random: verified, they are refused. */
+            CHECK_STATUS(ribbon_filter_open(&view, bytes, len), RIBBON_ERR_CHECKSUM_MISMATCH);
         }
     }
     printf("hostile bytes: %d of 40000 buffers accepted, all queried safely\n", accepted);
@@ -904,9 +914,9 @@ static void check_failed_build_leaves_no_filter(void) {
             out_len = 10;
             st = ribbon_build(&garbage, keys, n, scratch, words, out, out_len);
             break;
-        default: /* out of 40 bytes and too little scratch */
+        default: /* out of 48 bytes and too little scratch */
             expected = RIBBON_ERR_SCRATCH_TOO_SMALL;
-            out_len = 40;
+            out_len = 48;
             st = ribbon_build(&plan, keys, n, scratch, words - 1, out, out_len);
             break;
         }
@@ -1108,7 +1118,7 @@ static void check_retrieval_errors(void) {
         CHECK(sizeof(size_t) < 8 ? st == RIBBON_ERR_TOO_LARGE || st == RIBBON_ERR_TOO_MANY_KEYS : st == RIBBON_OK);
     }
     CHECK_STATUS(ribbon_retrieval_plan_init(&empty, 128, 0, 1), RIBBON_OK);
-    CHECK(ribbon_retrieval_plan_bytes(&empty) == 40);
+    CHECK(ribbon_retrieval_plan_bytes(&empty) == 48);
     memset(&garbage, 0xab, sizeof garbage);
     CHECK(ribbon_retrieval_plan_scratch_words(&garbage) == 0 && ribbon_retrieval_plan_bytes(NULL) == 0);
 
@@ -1283,12 +1293,12 @@ static void check_retrieval_errors(void) {
     CHECK_STATUS(ribbon_retrieval_open(NULL, out, bytes), RIBBON_ERR_NULL);
     CHECK_STATUS(ribbon_retrieval_open(&bad, NULL, bytes), RIBBON_ERR_NULL);
     CHECK_STATUS(ribbon_retrieval_open(&bad, out, 10), RIBBON_ERR_TRUNCATED);
-    CHECK_STATUS(ribbon_retrieval_open(&bad, out, 39), RIBBON_ERR_TRUNCATED);
+    CHECK_STATUS(ribbon_retrieval_open(&bad, out, 47), RIBBON_ERR_TRUNCATED);
     CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes - 1), RIBBON_ERR_TRUNCATED);
     CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes + 1), RIBBON_ERR_TRAILING_BYTES);
     out[4] = 9;
     CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes), RIBBON_ERR_UNSUPPORTED_VERSION);
-    out[4] = 1;
+    out[4] = 2;
     out[7] = 65;
     CHECK_STATUS(ribbon_retrieval_open(&bad, out, bytes), RIBBON_ERR_CORRUPT_HEADER);
     out[7] = 8;
@@ -1407,26 +1417,28 @@ static void check_hostile_retrieval_bytes(void) {
         for (i = 0; i < len; i++) {
             bytes[i] = (uint8_t)splitmix(&state);
         }
-        if (round % 2 == 0 && len >= 40) {
-            memcpy(bytes, "RbnR\001\001", 6);
+        if (round % 2 == 0 && len >= 48) {
+            memcpy(bytes, "RbnR\002\001", 6);
             bytes[6] = (bytes[6] & 1) ? 128 : 64;
             bytes[7] = (uint8_t)(1 + bytes[7] % 64);
             memset(bytes + 12, 0, 4);
             memset(bytes + 17, 0, 7);
-            memset(bytes + 25, 0, 15);
+            memset(bytes + 25, 0, 15); /* 40..48: a random checksum */
             bytes[24] %= 4;
             bytes[16] = (uint8_t)(bytes[24] ? bytes[16] % (bytes[24] * bytes[6] + 1) : 0);
             /* Usually the length the header implies, to reach the payload. */
             if (round % 4 == 0) {
-                size_t implied = 40 + (size_t)bytes[24] * bytes[7] * (bytes[6] / 8);
+                size_t implied = 48 + (size_t)bytes[24] * bytes[7] * (bytes[6] / 8);
                 if (implied <= sizeof bytes) {
                     len = implied;
                 }
             }
         }
-        if (ribbon_retrieval_open(&map, bytes, len) == RIBBON_OK) {
+        if (ribbon_retrieval_open_unverified(&map, bytes, len) == RIBBON_OK) {
             uint64_t mask = value_mask(ribbon_retrieval_value_bits(&map));
             accepted++;
+            CHECK(ribbon_retrieval_open(&map, bytes, len) == RIBBON_ERR_CHECKSUM_MISMATCH);
+            CHECK_STATUS(ribbon_retrieval_open_unverified(&map, bytes, len), RIBBON_OK);
             for (i = 0; i < 8; i++) {
                 hashes[i] = splitmix(&state);
             }

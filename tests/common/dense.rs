@@ -78,7 +78,7 @@ impl DenseSolver {
 }
 
 /// Decodes solution bit (slot, column) from serialized filter bytes using
-/// only the documented format: 40-byte header, then per block its columns
+/// only the documented format: 48-byte header, then per block its columns
 /// as little-endian `w`-bit words.
 pub fn solution_bit(bytes: &[u8], slot: usize, column: u32) -> Option<u64> {
     let w = bytes[6] as usize;
@@ -91,7 +91,7 @@ pub fn solution_bit(bytes: &[u8], slot: usize, column: u32) -> Option<u64> {
     }
     let word = block * lower as usize + block.saturating_sub(usb) + column as usize;
     let bit = word * w + slot % w;
-    Some(u64::from(bytes[40 + bit / 8] >> (bit % 8) & 1))
+    Some(u64::from(bytes[48 + bit / 8] >> (bit % 8) & 1))
 }
 
 /// Checks every added equation against the solution decoded from `bytes`.

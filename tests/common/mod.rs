@@ -46,6 +46,43 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The checksum of a serialized structure as the format documents it
+/// (`src/layout.rs`): XXH3-64 of every byte from 48 on, seeded with XXH3-64
+/// of the first 40, computed here with `xxhash-rust`, not the crate's own.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+    xxh3_64_with_seed(&bytes[48..], xxh3_64(&bytes[..40]))
+}
+
+/// Writes [`checksum`] into bytes 40..48: what a build does, for bytes a
+/// test made or changed on purpose.
+pub fn seal(bytes: &mut [u8]) {
+    let sum = checksum(bytes);
+    bytes[40..48].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// A version-1 structure (a 40-byte header, no checksum) as version 2
+/// writes it: the checksum inserted after byte 40, sealed.
+pub fn upgrade_v1(bytes: &[u8]) -> Vec<u8> {
+    assert_eq!(bytes[4], 1, "not version 1");
+    let mut out = bytes[..40].to_vec();
+    out[4] = 2;
+    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&bytes[40..]);
+    seal(&mut out);
+    out
+}
+
+/// `bytes` as format version 1 wrote them: the header's first 40 bytes
+/// with version 1, then the rest after the checksum (for digests pinned
+/// before checksums).
+pub fn as_version_1(bytes: &[u8]) -> Vec<u8> {
+    let mut v1 = bytes[..40].to_vec();
+    v1[4] = 1;
+    v1.extend_from_slice(&bytes[48..]);
+    v1
+}
+
 /// Scale for statistical tests: Miri runs them on far fewer keys.
 pub fn scaled(n: usize) -> usize {
     if cfg!(miri) { (n / 1000).max(64) } else { n }

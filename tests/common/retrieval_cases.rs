@@ -80,11 +80,24 @@ pub fn values_on_every_backend(view: RetrievalRef<'_>, probes: &[u64]) -> Vec<u6
 /// error, or a structure of exactly these bytes that every backend
 /// evaluates identically, single and batch, below `2^value_bits`.
 pub fn check_retrieval_bytes(data: &[u8]) {
-    let view = match RetrievalRef::from_bytes(data) {
+    // The structure's checks first, then the checksum: verified and
+    // unverified opens refuse alike but for the checksum.
+    match (
+        RetrievalRef::from_bytes(data),
+        RetrievalRef::from_bytes_unverified(data),
+    ) {
+        (Ok(_), Ok(_)) | (Err(Error::ChecksumMismatch), Ok(_)) => {}
+        (Err(verified), Err(unverified)) => assert_eq!(verified, unverified),
+        (verified, unverified) => panic!("{verified:?} against {unverified:?} unverified"),
+    }
+    let view = match RetrievalRef::from_bytes_unverified(data) {
         Ok(view) => view,
         Err(e) => {
             // The owning twin refuses alike.
-            assert_eq!(Retrieval::from_bytes(data.to_vec()).err(), Some(e));
+            assert_eq!(
+                Retrieval::from_bytes_unverified(data.to_vec()).err(),
+                Some(e)
+            );
             return;
         }
     };
@@ -93,11 +106,11 @@ pub fn check_retrieval_bytes(data: &[u8]) {
     assert!(view.num_keys() <= view.num_slots() as u64);
     // The exact length only: one byte less or more is refused, and the
     // magic keeps it from opening as a filter.
-    assert!(RetrievalRef::from_bytes(&data[..data.len() - 1]).is_err());
+    assert!(RetrievalRef::from_bytes_unverified(&data[..data.len() - 1]).is_err());
     let mut longer = data.to_vec();
     longer.push(0);
-    assert!(RetrievalRef::from_bytes(&longer).is_err());
-    assert!(FilterRef::from_bytes(data).is_err());
+    assert!(RetrievalRef::from_bytes_unverified(&longer).is_err());
+    assert!(FilterRef::from_bytes_unverified(data).is_err());
 
     let mut probes = vec![0, 1, u64::MAX, 1 << 63, data.len() as u64];
     probes.extend(data.chunks(8).map(|c| {
@@ -109,7 +122,7 @@ pub fn check_retrieval_bytes(data: &[u8]) {
     probes.extend((0..40).map(|_| splitmix(&mut state)));
     let values = values_on_every_backend(view, &probes);
     // The owning twin answers the same.
-    let owned = Retrieval::from_bytes(data.to_vec()).unwrap();
+    let owned = Retrieval::from_bytes_unverified(data.to_vec()).unwrap();
     assert_eq!(owned.value_bits(), view.value_bits());
     assert_eq!(owned.num_keys(), view.num_keys());
     for (&h, &v) in probes.iter().zip(&values) {
