@@ -263,6 +263,14 @@ size_t ribbon_plan_scratch_words(const ribbon_plan *p);
  * output gives the filter's own). */
 size_t ribbon_plan_filter_bytes(const ribbon_plan *p);
 
+/** Sets the first seed builds with p try (0 after ribbon_plan_init*).
+ * Where key hashes come from untrusted parties, draw it from a secret
+ * random source: hashes crafted against the default seeds then land like
+ * any others (a build retries with seeds from a digest of the keys anyway;
+ * SECURITY.md says what that costs an attacker). RIBBON_OK, or
+ * RIBBON_ERR_NULL / RIBBON_ERR_UNINITIALIZED for a bad plan. */
+int32_t ribbon_plan_set_seed(ribbon_plan *p, uint32_t seed);
+
 /* ---- Static sizing ----
  *
  * Upper bounds of ribbon_plan_filter_bytes, ribbon_plan_scratch_words and
@@ -688,6 +696,9 @@ size_t ribbon_retrieval_plan_scratch_words(const ribbon_retrieval_plan *p);
  * Standard Ribbon, the most a build writes on Bumped layers (0 for a bad
  * plan). */
 size_t ribbon_retrieval_plan_bytes(const ribbon_retrieval_plan *p);
+
+/** Sets the first seed builds with p try, as ribbon_plan_set_seed does. */
+int32_t ribbon_retrieval_plan_set_seed(ribbon_retrieval_plan *p, uint32_t seed);
 
 /**
  * Builds the structure that maps hashes[i] to values[i] for each i < n (at

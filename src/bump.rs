@@ -28,13 +28,14 @@
 //! `src/bumped_study.rs` is the reference model this is checked against
 //! and explains the choice of parameters.
 
+use crate::arith::folded_product;
 use crate::band::{AddOutcome, Chain, chain_to_end, insert, step};
 use crate::bumped_layout::{
     BANDING_LANES, BANDING_SEGMENTS, BUMPING_SEEDS, Buckets, BumpedHeader, ENTRY_BYTES,
-    GROUP_BYTES, LAST_LAYER_ATTEMPTS, LAST_LAYER_KEYS, LayerEntry, MAX_LAYERS, MIN_SEGMENT_BUCKETS,
-    boundary_buckets, bumping_blocks, encode_thresholds, kept_entries, last_blocks, layer_bounds,
-    layer_geometry, listed_exceptions, max_listed, next_cap, scratch_parts, sort_counters,
-    threshold_groups,
+    GROUP_BYTES, LAST_LAYER_ATTEMPTS, LAST_LAYER_KEYS, LAST_LAYER_RETRIES, LayerEntry, MAX_LAYERS,
+    MIN_SEGMENT_BUCKETS, boundary_buckets, bumping_blocks, encode_thresholds, kept_entries,
+    last_blocks, layer_bounds, layer_geometry, listed_exceptions, max_listed, next_cap,
+    scratch_parts, sort_counters, threshold_groups,
 };
 use crate::error::Error;
 use crate::hash::{Coeff, Expander, FreeRows, remix, start};
@@ -57,6 +58,9 @@ pub(crate) trait LayerKey: Copy + bytemuck::Pod {
     /// Whether `self` and `other` are the same hash with different right
     /// sides (never for filters: their right side is the hash's).
     fn contradicts(self, other: Self) -> bool;
+    /// `acc` with the key mixed in: a step of [`key_set_digest`] (the
+    /// hash, and a retrieval key's value too).
+    fn mix_into(self, acc: u64) -> u64;
 }
 
 impl LayerKey for u64 {
@@ -74,6 +78,10 @@ impl LayerKey for u64 {
     }
     fn contradicts(self, _: u64) -> bool {
         false
+    }
+    #[inline(always)]
+    fn mix_into(self, acc: u64) -> u64 {
+        folded_product(acc ^ self, DIGEST_MIX)
     }
 }
 
@@ -93,6 +101,38 @@ impl LayerKey for [u64; 2] {
     fn contradicts(self, other: [u64; 2]) -> bool {
         self[0] == other[0] && self[1] != other[1]
     }
+    #[inline(always)]
+    fn mix_into(self, acc: u64) -> u64 {
+        folded_product(
+            folded_product(acc ^ self[0], DIGEST_MIX) ^ self[1],
+            DIGEST_MIX,
+        )
+    }
+}
+
+/// The multiplier of [`key_set_digest`]'s steps (odd, from the digits of
+/// e, as the hashing constants of `src/hash.rs` are arbitrary odd ones).
+const DIGEST_MIX: u64 = 0xb7e1_5162_8aed_2a6b;
+
+/// A digest of a layer's keys (every key, in their order), from which the
+/// layer's retries draw their seeds ([`retry_seed`]): a layer's first
+/// seed is the plan's sequence, public, so hashes can be crafted to
+/// crowd its buckets (four per bucket, linearly dependent at one start,
+/// make the bucket bump all its keys); its later seeds depend on the keys
+/// themselves, crafted ones included. Two passes, the second seeded with
+/// the first's result, so that a key changed anywhere changes the whole
+/// second pass: aiming keys at the seed they will get means searching
+/// the 2^32 seeds with two passes over all the keys per candidate.
+/// `salt` separates plans' seeds and layers.
+pub(crate) fn key_set_digest<K: LayerKey>(keys: impl Iterator<Item = K> + Clone, salt: u64) -> u64 {
+    let first = keys.clone().fold(salt, |acc, k| k.mix_into(acc));
+    keys.fold(first ^ salt.rotate_left(32), |acc, k| k.mix_into(acc))
+}
+
+/// The seed of retry `attempt` (1 on) of a layer whose keys have
+/// [`key_set_digest`] `digest`.
+pub(crate) fn retry_seed(digest: u64, attempt: u64) -> u32 {
+    folded_product(digest ^ attempt, DIGEST_MIX) as u32
 }
 
 /// Remixes the keys of `inputs` with the layer's seed (`expander` is the
@@ -195,14 +235,29 @@ fn counting_sort<K: Copy>(
 /// [`Buckets::size`] where nothing was bumped). The bumped keys end up at
 /// the front of `ordered`, still remixed with this layer's seed, in their
 /// banding order; the answer is how many there are. `kept` is scratch of
-/// [`BANDING_LANES`] times [`kept_entries`] entries; builds pass
-/// [`MIN_SEGMENT_BUCKETS`] as `min_segment_buckets`. `Err(())` when
+/// [`BANDING_LANES`] times [`kept_entries`] entries. `Err(())` when
 /// `thresholds` has fewer entries than the layer has buckets, `kept` is
 /// short, or `rows` is not the layer's.
 ///
+/// How [`band_layer`] cuts a layer and when it gives up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BandLimits {
+    /// The fewest buckets a layer is cut into segments from (builds:
+    /// [`MIN_SEGMENT_BUCKETS`]).
+    pub(crate) min_segment_buckets: u64,
+    /// The most bumped keys the caller can use (the next layer's cap).
+    pub(crate) bumped: usize,
+}
+
 /// Large layers are banded in [`BANDING_SEGMENTS`] segments, one step of
 /// each in turn, under the rule of [`boundary_buckets`] (which says why
 /// the outcome is that of banding bucket by bucket under the rule).
+///
+/// A layer cut into segments stops once more than `limits.bumped` keys are bumped
+/// (bumped keys are never taken back), and answers that count: the layer
+/// is then unusable and the caller retries it with another seed, without
+/// banding the rest (keys crafted against its seed cost a build about the
+/// share of the layer banded before the limit fell, not a whole layer).
 // Out of line: inlined into the layered build, it banded w = 128 layers
 // 6-7 % slower (182 against 171 ns per key at 10^6, side by side).
 #[inline(never)]
@@ -213,8 +268,12 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     ordered: &mut [K],
     thresholds: &mut [u16],
     kept: &mut [u32],
-    min_segment_buckets: u64,
+    limits: BandLimits,
 ) -> Result<usize, ()> {
+    let BandLimits {
+        min_segment_buckets,
+        bumped: limit,
+    } = limits;
     // The starts below come from the remixed value alone, as a Standard
     // expander without smash makes them.
     debug_assert!(expander.standard && expander.smash == 0);
@@ -319,6 +378,9 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
         *span = (row_of(first) * stride, end_row * stride);
     }
     let [r0, r1, r2, r3] = carve(rows, row_spans).ok_or(())?;
+    // The boundary buckets' high keys are banded: their bumps count too.
+    let boundary_bumped = b1.bumped + b2.bumped + b3.bumped;
+    let mut steps = 0u32;
     loop {
         let more0 = s0.advance(r0)?;
         let more1 = s1.advance(r1)?;
@@ -326,6 +388,15 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
         let more3 = s3.advance(r3)?;
         if !(more0 || more1 || more2 || more3) {
             break;
+        }
+        // Past the limit already: the layer is lost, stop (checked once
+        // in 4,096 rounds, a few thousand keys apart).
+        steps = steps.wrapping_add(1);
+        if steps.is_multiple_of(4096) {
+            let bumped = boundary_bumped + s0.bumped + s1.bumped + s2.bumped + s3.bumped;
+            if bumped > limit {
+                return Ok(bumped);
+            }
         }
     }
     // Boundary buckets' low keys, in their bucket's rows.
@@ -590,10 +661,28 @@ pub(crate) struct Shape {
     pub(crate) lower_columns: u32,
     pub(crate) upper_millis: u32,
     pub(crate) seed: u32,
+    /// Retries of a layer whose first seed fails, each with a seed from
+    /// the layer's keys' digest: at most [`BUMPING_SEEDS`]` - 1` for a
+    /// bumping layer and [`LAST_LAYER_RETRIES`] for the last one, fewer
+    /// if the plan tries fewer seeds ([`Shape::retries_for`]).
+    pub(crate) retries: u32,
     /// Filter (the keys' right sides come from their hashes) or
     /// retrieval (each key carries its value): the header's magic, and
     /// the keys' size in scratch.
     pub(crate) family: Family,
+}
+
+impl Shape {
+    /// The retries of a plan that tries at most `max_seeds` seeds (at
+    /// least one) per layer.
+    pub(crate) const fn retries_for(max_seeds: u32) -> u32 {
+        let seeds = if max_seeds < BUMPING_SEEDS {
+            max_seeds
+        } else {
+            BUMPING_SEEDS
+        };
+        seeds.saturating_sub(1)
+    }
 }
 
 /// The most a build of some number of keys needs, whatever the keys: its
@@ -810,9 +899,21 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         let buckets = Buckets::for_width(width);
         let cap_next = next_cap(width, self.cap);
         let ordered = ordered.get_mut(..k).ok_or(Error::TooLarge)?;
-        for _ in 0..BUMPING_SEEDS {
+        // The plan's next seed first; retries from the keys' digest.
+        let first_seed = self.seed;
+        self.seed = self.seed.wrapping_add(1);
+        let mut digest = None;
+        for attempt in 0..=self.shape.retries {
+            let this_seed = match attempt {
+                0 => first_seed,
+                _ => {
+                    let salt = self.retry_salt();
+                    let d = *digest.get_or_insert_with(|| key_set_digest(inputs.clone(), salt));
+                    retry_seed(d, u64::from(attempt))
+                }
+            };
             let g = self.geometry(bumping_blocks(width, k as u64))?;
-            let expander = Expander::new(&g, self.seed);
+            let expander = Expander::new(&g, this_seed);
             // The rows hold the sort's intermediate order (they are
             // sized for it), and are zeroed after.
             let temp = keys_of::<K>(self.rows).ok_or(Error::TooLarge)?;
@@ -826,6 +927,10 @@ impl<W: Coeff> LayerBuilder<'_, W> {
                 .ok_or(Error::TooLarge)?;
             rows.fill(0);
             let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut *self.counts);
+            let limits = BandLimits {
+                min_segment_buckets: MIN_SEGMENT_BUCKETS,
+                bumped: usize::try_from(cap_next).unwrap_or(usize::MAX),
+            };
             let bumped = band_layer::<W, K>(
                 buckets,
                 &expander,
@@ -833,11 +938,9 @@ impl<W: Coeff> LayerBuilder<'_, W> {
                 ordered,
                 self.thresholds,
                 kept,
-                MIN_SEGMENT_BUCKETS,
+                limits,
             )
             .map_err(|()| Error::TooLarge)?;
-            let this_seed = self.seed;
-            self.seed = self.seed.wrapping_add(1);
             let num_buckets =
                 usize::try_from(buckets.count(g.num_starts())).map_err(|_| Error::TooLarge)?;
             let thresholds = self.thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
@@ -896,15 +999,32 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         Ok(())
     }
 
-    /// The last layer: no thresholds; grown until it builds.
+    /// What separates [`key_set_digest`]s: the plan's seed and the layer.
+    fn retry_salt(&self) -> u64 {
+        u64::from(self.shape.seed) << 32 | self.layers as u64
+    }
+
+    /// The last layer: no thresholds; grown until it builds, each size
+    /// with the plan's next seed ([`LAST_LAYER_ATTEMPTS`], which honest
+    /// keys need: its first sizes have little slack), then at its largest
+    /// size with seeds from the keys' digest ([`LAST_LAYER_RETRIES`], as a
+    /// bumping layer retries).
     fn last_layer<K: LayerKey>(
         &mut self,
         inputs: impl ExactSizeIterator<Item = K> + Clone,
     ) -> Result<(), Error> {
         let k = inputs.len();
         let (width, stride) = (self.shape.width, Rows::stride::<W>(true));
-        for attempt in 0..LAST_LAYER_ATTEMPTS {
-            let g = self.geometry(last_blocks(width, k as u64, attempt))?;
+        let mut digest = None;
+        let retries = LAST_LAYER_RETRIES.min(u64::from(self.shape.retries));
+        for attempt in 0..LAST_LAYER_ATTEMPTS + retries {
+            let size = attempt.min(LAST_LAYER_ATTEMPTS - 1);
+            let g = self.geometry(last_blocks(width, k as u64, size))?;
+            if attempt >= LAST_LAYER_ATTEMPTS {
+                let salt = self.retry_salt();
+                let d = *digest.get_or_insert_with(|| key_set_digest(inputs.clone(), salt));
+                self.seed = retry_seed(d, attempt);
+            }
             let expander = Expander::new(&g, self.seed);
             let rows = self
                 .rows
@@ -1102,7 +1222,10 @@ mod tests {
             &mut ordered,
             &mut thresholds,
             kept,
-            TEST_SEGMENT_BUCKETS,
+            BandLimits {
+                min_segment_buckets: TEST_SEGMENT_BUCKETS,
+                bumped: usize::MAX,
+            },
         )
         .expect("scratch fits");
 
@@ -1342,6 +1465,7 @@ mod tests {
             lower_columns: r,
             upper_millis: 0,
             seed: 0,
+            retries: Shape::retries_for(crate::plan::MAX_SEEDS),
             family: Family::Filter,
         };
         let bounds = Bounds::new(&shape, keys.len() as u64).expect("bounds");

@@ -44,8 +44,16 @@ pub(crate) const LAST_LAYER_ATTEMPTS: u64 = 16;
 
 /// Seeds a bumping layer tries before its bumped keys fit the next layer's
 /// cap ([`next_cap`]); with the caps' margin the first one does unless the
-/// hashes are crafted.
+/// hashes are crafted. The first is the plan's next seed, the others come
+/// from a digest of the layer's keys (`bump::key_set_digest`), which
+/// hashes crafted against the plan's seeds cannot foresee.
 pub(crate) const BUMPING_SEEDS: u32 = 16;
+
+/// Attempts the last layer makes at its largest size
+/// ([`LAST_LAYER_ATTEMPTS`]` - 1`) after those, with seeds from a digest
+/// of its keys, as a bumping layer retries: hashes crafted to contradict
+/// each other under the plan's seeds do not under these.
+pub(crate) const LAST_LAYER_RETRIES: u64 = 16;
 
 /// Most layers a filter may have. The caps shrink by at least 8x per layer
 /// from at most 2^40 keys, so plans need at most 13.

@@ -57,9 +57,10 @@ pub enum Error {
     /// Standard Ribbon, [`Plan::with_slots`](crate::Plan::with_slots)
     /// plans only: every seed tried gave an inconsistent linear system, and
     /// the hashes are more than the slots, so the Homogeneous fallback of
-    /// [`Plan::build`](crate::Plan::build) cannot hold them either. Bumped
-    /// Ribbon: a layer found no seed within its caps (hashes crafted
-    /// against the seeds; see [`Plan::with_seed`](crate::Plan::with_seed)).
+    /// [`Plan::build`](crate::Plan::build) cannot hold them either.
+    /// Retrieval: every seed tried failed (hashes crafted against seeds
+    /// drawn from their own digest, or a plan of one seed; see
+    /// [`RetrievalPlan::with_max_seeds`](crate::RetrievalPlan::with_max_seeds)).
     /// Nothing usable was written to the output buffer.
     ConstructionFailed,
     /// The bytes do not start with the filter magic.

@@ -745,6 +745,28 @@ pub unsafe extern "C" fn ribbon_plan_scratch_words(p: *const ribbon_plan) -> usi
     unsafe { plan_value(p, |plan| plan.scratch_words()) }
 }
 
+/// Sets the first seed builds with `p` try ([`Plan::with_seed`]): where
+/// key hashes come from untrusted parties, a seed drawn from a secret
+/// random source keeps hashes crafted for the default seeds from landing
+/// where they were aimed.
+///
+/// # Safety
+/// `p` is NULL or points to a writable `ribbon_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_plan_set_seed(p: *mut ribbon_plan, seed: u32) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable `ribbon_plan`.
+    let Some(p) = (unsafe { p.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    match load_plan(p) {
+        Ok(plan) => {
+            store_plan(p, &plan.with_seed(seed));
+            RIBBON_OK
+        }
+        Err(code) => code,
+    }
+}
+
 /// Exact serialized filter length (for Bumped Ribbon the most a build
 /// writes); 0 for a NULL or uninitialized plan.
 ///
@@ -1327,6 +1349,35 @@ pub unsafe extern "C" fn ribbon_retrieval_plan_init(
             RIBBON_OK
         }
         Err(e) => e.code(),
+    }
+}
+
+/// Sets the first seed builds with `p` try
+/// ([`RetrievalPlan::with_seed`]), as [`ribbon_plan_set_seed`] does.
+///
+/// # Safety
+/// `p` is NULL or points to a writable `ribbon_retrieval_plan`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_retrieval_plan_set_seed(
+    p: *mut ribbon_retrieval_plan,
+    seed: u32,
+) -> i32 {
+    // SAFETY: the caller passes NULL or a valid, writable
+    // `ribbon_retrieval_plan`.
+    let Some(p) = (unsafe { p.as_mut() }) else {
+        return RIBBON_ERR_NULL;
+    };
+    if let Err(code) = load_retrieval_plan(p) {
+        return code;
+    }
+    // Loaded: the words hold a valid width and value bits.
+    let (num_keys, packed) = (p.opaque[1], p.opaque[2]);
+    match (usize::try_from(num_keys), unpack_retrieval(packed)) {
+        (Ok(n), Some((width, bits, _, _))) => {
+            store_retrieval_plan(p, width, n, bits, seed);
+            RIBBON_OK
+        }
+        _ => RIBBON_ERR_UNINITIALIZED,
     }
 }
 

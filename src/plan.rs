@@ -367,6 +367,7 @@ impl Plan {
             lower_columns: self.geometry.lower_columns,
             upper_millis: self.upper_millis,
             seed: self.seed,
+            retries: Shape::retries_for(self.max_seeds()),
             family: Family::Filter,
         }
     }
@@ -396,10 +397,14 @@ impl Plan {
     /// Ribbon, whose builds retry while the measured excess breaks the FP
     /// promise and then keep the best seed. One seed makes every build a
     /// single attempt (faster on the rare key sets that need a retry, with
-    /// no guard on Homogeneous FP tails). [`Kind::Bumped`] builds do not
-    /// use it: each bumping layer tries up to 16 seeds (one is practically
-    /// always enough) and the last layer up to 16 sizes, each with its own
-    /// seed, and [`Error::ConstructionFailed`] follows only if all fail.
+    /// no guard on Homogeneous FP tails). [`Kind::Bumped`] builds try up to
+    /// 16 of them per bumping layer (the plan's next seed, then seeds from
+    /// a digest of the layer's keys; one is practically always enough),
+    /// and the last layer its 16 sizes, each with the plan's next seed,
+    /// then up to 16 more seeds from its keys' digest at its largest size.
+    /// If a layer finds none (crafted hashes, or one seed), the build
+    /// falls back to the densest Homogeneous filter within the plan's
+    /// bytes, so a Bumped filter build never fails for its keys.
     pub fn with_max_seeds(self, seeds: u32) -> Plan {
         Plan {
             max_seeds: seeds.max(1),
@@ -624,6 +629,13 @@ impl Plan {
     /// [`Plan::with_slots`] plan given more hashes than that Homogeneous
     /// filter is sized for fails ([`Error::ConstructionFailed`]).
     ///
+    /// [`Kind::Bumped`] builds never fail either: each layer tries the
+    /// plan's next seed, then seeds from a digest of its keys; a layer
+    /// that finds none (keys crafted against every one of them, or a plan
+    /// of one seed) makes the build fall back to the densest Homogeneous
+    /// filter within [`Plan::filter_bytes`] (SECURITY.md gives its FP rate
+    /// and what the attack costs).
+    ///
     /// Homogeneous builds never fail for lack of a solution: they measure
     /// the filter's FP excess ([`FilterRef::estimated_fp_ppt`]) and retry
     /// with the next seed while it is above [`HOMOGENEOUS_EXCESS_LIMIT_PPM`]
@@ -683,7 +695,12 @@ impl Plan {
             // themselves; they write at most `filter_bytes`.
             let solve = SolveKernel::new(self.backend(), self.geometry.width)
                 .ok_or(Error::BackendUnavailable)?;
-            return bump::build(&self.shape(), hashes, &solve, scratch, out);
+            return match bump::build(&self.shape(), hashes, &solve, scratch, out) {
+                Err(Error::ConstructionFailed) => self
+                    .bumped_fallback(hashes)?
+                    .build_in_place(hashes, scratch, out),
+                built => built,
+            };
         }
         let needed = self.scratch_words();
         let scratch_too_small = Error::ScratchTooSmall {
@@ -742,6 +759,33 @@ impl Plan {
             return Err(Error::ConstructionFailed);
         }
         Ok(plan)
+    }
+
+    /// The Homogeneous plan a Bumped build falls back to when a layer
+    /// finds no seed (hashes that defeat every seed it tries, the plan's
+    /// and those from its keys' digest, or a plan of one seed): the
+    /// densest Homogeneous filter of `hashes` within this plan's
+    /// [`Plan::filter_bytes`] ([`Plan::for_bytes`]), with the same backend
+    /// and seed count and a first seed from a digest of the hashes (as a
+    /// layer's retries take theirs), so that hashes crafted against the
+    /// plan's seeds land like any others. It fits the output and the scratch of the
+    /// Bumped plan (`tests/plan.rs` checks the scratch over a sweep of
+    /// sizes and bits), and it cannot fail: a Bumped filter build always
+    /// gives a filter within its planned bytes. Its FP rate is that of
+    /// Homogeneous Ribbon at those bytes, about 2^(-r / 1.09) at w = 64
+    /// and 2^(-r / 1.05) at w = 128 for `r` bits per key where Bumped
+    /// Ribbon has 2^-r (the header says Homogeneous).
+    fn bumped_fallback(&self, hashes: &[u64]) -> Result<Plan, Error> {
+        let (width, n, bytes) = (self.geometry.width, hashes.len(), self.filter_bytes());
+        let plan = Plan::for_bytes(Kind::Homogeneous, width, n, bytes)?;
+        let salt = u64::from(self.seed) << 32 | u64::from(u32::MAX - 1);
+        let digest = bump::key_set_digest(hashes.iter().copied(), salt);
+        Ok(Plan {
+            seed: bump::retry_seed(digest, 0),
+            backend: self.backend,
+            max_seeds: self.max_seeds.min(HOMOGENEOUS_SEEDS),
+            ..plan
+        })
     }
 
     /// The most hashes a Homogeneous [`Plan::with_slots`] build accepts:

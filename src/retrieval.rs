@@ -153,6 +153,7 @@ impl RetrievalPlan {
             lower_columns: self.value_bits,
             upper_millis: 0,
             seed: self.seed,
+            retries: Shape::retries_for(self.max_seeds),
             family: Family::Retrieval,
         }
     }
@@ -164,8 +165,19 @@ impl RetrievalPlan {
         RetrievalPlan { seed, ..self }
     }
 
-    /// The same plan trying at most `seeds` seeds (at least 1) on
-    /// Standard Ribbon (Bumped layers try a fixed number per layer).
+    /// The first seed builds try (0 unless set with
+    /// [`RetrievalPlan::with_seed`]).
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// The same plan trying at most `seeds` seeds (at least 1): on
+    /// Standard Ribbon the plan's seed, then seeds from a digest of the
+    /// keys and values; on Bumped layers at most 16 per layer, chosen alike
+    /// (see [`crate::Plan::with_max_seeds`]). With the default
+    /// ([`crate::MAX_SEEDS`]), a build fails only for a hash given two
+    /// values ([`Error::ConflictingValues`]), or for hashes crafted against
+    /// seeds that depend on the keys themselves (SECURITY.md).
     pub fn with_max_seeds(self, seeds: u32) -> RetrievalPlan {
         RetrievalPlan {
             max_seeds: seeds.max(1),
@@ -247,10 +259,12 @@ impl RetrievalPlan {
     /// [`Error::TooManyKeys`]; `values` shorter or longer than `hashes`,
     /// [`Error::LengthMismatch`]. An inconsistent system (a linear
     /// dependency among the keys' rows, about 1 Standard build in 20) is
-    /// retried with the next seed; [`Error::ConstructionFailed`] after the
-    /// plan's seeds (Bumped layers: crafted hashes). On every error the header bytes are zeroed, so that a
-    /// structure built earlier in `out` does not survive as if it were
-    /// this one.
+    /// retried with a seed from a digest of the keys and values (Bumped
+    /// layers alike, per layer); [`Error::ConstructionFailed`] only after
+    /// the plan's seeds all fail, which takes hashes crafted against those
+    /// digest seeds (see [`RetrievalPlan::with_max_seeds`]). On every error
+    /// the header bytes are zeroed, so that a structure built earlier in
+    /// `out` does not survive as if it were this one.
     pub fn build<'o>(
         &self,
         hashes: &[u64],
@@ -321,8 +335,20 @@ impl RetrievalPlan {
         let (rows, sort) = scratch_parts(&self.geometry, self.num_keys)
             .and_then(|(rows, _)| scratch.split_at_mut_checked(rows))
             .ok_or(short)?;
+        // The plan's seed first, then seeds from a digest of the keys and
+        // values: hashes crafted to contradict each other under the plan's
+        // seed (or the ones after it) do not under these.
+        let mut digest = None;
         for attempt in 0..self.max_seeds {
-            let seed = self.seed.wrapping_add(attempt);
+            let seed = match attempt {
+                0 => self.seed,
+                _ => {
+                    let keys = hashes.iter().zip(values).map(|(&h, &v)| [h, v]);
+                    let salt = u64::from(self.seed) << 32 | u64::from(u32::MAX);
+                    let d = *digest.get_or_insert_with(|| bump::key_set_digest(keys, salt));
+                    bump::retry_seed(d, u64::from(attempt))
+                }
+            };
             let banded = match self.geometry.width {
                 Width::W64 => band_values::<u64>(&self.geometry, seed, hashes, values, rows, sort),
                 Width::W128 => {

@@ -303,6 +303,21 @@ fn every_entry_point_on_valid_and_invalid_arguments() {
                     RIBBON_OK
                 );
                 assert!(ribbon_plan_filter_bytes(&p) <= budget);
+                // A seed set on the plan is the one its builds start from.
+                assert_eq!(ribbon_plan_init(&mut p, kind, width, n, 7500), RIBBON_OK);
+                assert_eq!(ribbon_plan_set_seed(&mut p, 0x5eed), RIBBON_OK);
+                let scratch = Buffer::<u64>::new(ribbon_plan_scratch_words(&p));
+                let out = Buffer::<u8>::new(ribbon_plan_filter_bytes(&p));
+                let h = Buffer::from(&keys);
+                let status =
+                    ribbon_build(&p, h.ptr, h.len, scratch.ptr, scratch.len, out.ptr, out.len);
+                assert_eq!(status, RIBBON_OK);
+                let seed = u32::from_le_bytes([out.get(8), out.get(9), out.get(10), out.get(11)]);
+                assert_eq!(seed, 0x5eed);
+                assert_eq!(
+                    ribbon_plan_set_seed(std::ptr::null_mut(), 1),
+                    RIBBON_ERR_NULL
+                );
                 assert_eq!(ribbon_plan_init(&mut p, kind, width, n, 7500), RIBBON_OK);
                 assert!(
                     ribbon_plan_filter_bytes(&p) <= ribbon_max_filter_bytes(kind, width, n, 7500)
@@ -506,6 +521,30 @@ fn every_entry_point_on_valid_and_invalid_arguments() {
         assert_eq!(ribbon_filter_column_fp_ppt(&f), 0);
         assert_eq!(ribbon_filter_estimated_fp_ppt(&f), 0);
         let mut rp = ribbon_retrieval_plan::zeroed();
+        assert_eq!(ribbon_retrieval_plan_init(&mut rp, 64, 4, 8), RIBBON_OK);
+        assert_eq!(ribbon_retrieval_plan_set_seed(&mut rp, 0x5eed), RIBBON_OK);
+        let bytes = ribbon_retrieval_plan_bytes(&rp);
+        let mut map = vec![0u8; bytes];
+        let (vals, mut words) = (
+            [1u64, 2, 3, 4],
+            vec![0u64; ribbon_retrieval_plan_scratch_words(&rp)],
+        );
+        let status = ribbon_retrieval_build(
+            &rp,
+            keys.as_ptr(),
+            vals.as_ptr(),
+            4,
+            words.as_mut_ptr(),
+            words.len(),
+            map.as_mut_ptr(),
+            bytes,
+        );
+        assert_eq!(status, RIBBON_OK);
+        assert_eq!(map[8..12], 0x5eedu32.to_le_bytes());
+        assert_eq!(
+            ribbon_retrieval_plan_set_seed(&mut ribbon_retrieval_plan::zeroed(), 1),
+            RIBBON_ERR_UNINITIALIZED
+        );
         assert_eq!(
             ribbon_retrieval_plan_init(&mut rp, 64, 10, 0),
             Error::InvalidValueBits.code()

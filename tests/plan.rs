@@ -326,3 +326,63 @@ fn start_ordered_build_equals_arrival_order() {
         }
     }
 }
+
+/// A Bumped build that finds no seed falls back to the densest
+/// Homogeneous filter within the plan's bytes (issue 38): that plan
+/// exists and needs no more scratch than the Bumped plan asks for, so
+/// the fallback always fits the caller's buffers.
+#[test]
+fn the_bumped_fallback_fits_the_bumped_plans_buffers() {
+    let sizes: &[usize] = if cfg!(miri) {
+        &[0, 1, 100, 2049]
+    } else {
+        &[
+            0,
+            1,
+            2,
+            100,
+            2048,
+            2049,
+            3000,
+            5000,
+            10_000,
+            65_537,
+            10_000_000,
+            100_000_000,
+        ]
+    };
+    let mut worst = f64::INFINITY;
+    for width in WIDTHS {
+        for &n in sizes {
+            for millibits in [
+                1_000, 2_000, 4_000, 7_700, 8_000, 12_345, 16_000, 32_000, 64_000,
+            ] {
+                let bumped = match Plan::new(Kind::Bumped, width, n, millibits) {
+                    Ok(plan) => plan,
+                    // Past the address space (i686): no build, no fallback.
+                    Err(Error::TooLarge) => continue,
+                    Err(e) => panic!("{width:?} {n} {millibits}: {e}"),
+                };
+                if n == 0 {
+                    // No keys: a build cannot fail (and the fallback's
+                    // one word of scratch is not there).
+                    continue;
+                }
+                let fallback =
+                    Plan::for_bytes(Kind::Homogeneous, width, n, bumped.filter_bytes()).unwrap();
+                assert!(fallback.filter_bytes() <= bumped.filter_bytes());
+                assert!(
+                    fallback.scratch_words() <= bumped.scratch_words(),
+                    "{width:?} {n} {millibits}: {} > {}",
+                    fallback.scratch_words(),
+                    bumped.scratch_words()
+                );
+                if fallback.scratch_words() > 0 {
+                    let ratio = bumped.scratch_words() as f64 / fallback.scratch_words() as f64;
+                    worst = worst.min(ratio);
+                }
+            }
+        }
+    }
+    println!("least ratio of Bumped to fallback scratch: {worst:.3}");
+}

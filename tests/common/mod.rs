@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod crafted;
 pub mod dense;
 pub mod exact_fp;
 pub mod kit;
