@@ -13,6 +13,10 @@ mod common;
 #[allow(dead_code)]
 #[path = "common/retrieval_cases.rs"]
 mod retrieval_cases;
+// The structure-aware target's checks (issue 38): over `cases` and
+// `retrieval_cases`, which it reaches as `super::`.
+#[path = "common/structure_cases.rs"]
+mod structure_cases;
 
 use std::path::PathBuf;
 
@@ -106,5 +110,16 @@ fn replay_retrieval_build_get() {
             .unwrap_or_else(|| undecodable(&name));
         eprintln!("retrieval_build_get/{name}: {case:?}");
         retrieval_cases::check_retrieval_build(&case);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_mutated_structure() {
+    for (name, bytes) in inputs("mutated_structure") {
+        let case =
+            decode::<structure_cases::MutatedCase>(&bytes).unwrap_or_else(|| undecodable(&name));
+        eprintln!("mutated_structure/{name}: {case:?}");
+        structure_cases::check_mutated(&case);
     }
 }
