@@ -391,11 +391,13 @@ static void check_answers_safe(const ribbon_filter *view, uint64_t seed) {
  * stays a known kind), the seed and the key count. Any other flip must be
  * refused: magic, version, width, columns, reserved, block counts (the last
  * three also change the implied length). */
+/* Whether the header's structure checks may accept byte offset with this
+ * value (the checksum, bytes 40..48, refuses every flip when verified). */
 static int flip_may_be_valid(size_t offset, uint8_t flipped) {
     if (offset == 5) {
         return flipped <= RIBBON_KIND_BUMPED;
     }
-    return (offset >= 8 && offset < 12) || (offset >= 16 && offset < 24);
+    return (offset >= 8 && offset < 12) || (offset >= 16 && offset < 24) || (offset >= 40 && offset < 48);
 }
 
 static void copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
@@ -406,9 +408,10 @@ static void copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
 }
 
 /* Corrupted, truncated and over-long copies are refused with an error
- * status, or (for the free header fields) open and answer 0 or 1. */
+ * status; unverified (no checksum), a flip of a free header field may
+ * open, and then answers 0 or 1. */
 static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
-    static const size_t cuts[] = {1, 8, 39, 40, 41};
+    static const size_t cuts[] = {1, 8, 47, 48, 49};
     ribbon_filter view;
     size_t offset, i;
     uint32_t bit, accepted = 0, refused = 0;
@@ -416,11 +419,12 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
     ctx_stage = "corrupted copies";
     copy_bytes(fw_copy, filter, len);
 
-    for (offset = 0; offset < 40; offset++) {
+    for (offset = 0; offset < 48; offset++) {
         for (bit = 0; bit < 8; bit++) {
             int32_t st;
             fw_copy[offset] ^= (uint8_t)(1u << bit);
-            st = probe_ribbon_filter_open(&view, fw_copy, len);
+            CHECK_NEGATIVE(probe_ribbon_filter_open(&view, fw_copy, len), "ribbon_filter_open of a flipped header");
+            st = probe_ribbon_filter_open_unverified(&view, fw_copy, len);
             if (flip_may_be_valid(offset, fw_copy[offset])) {
                 if (st == RIBBON_OK) {
                     accepted++;
@@ -444,10 +448,10 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
                 size_t n = 1;
                 int32_t size_st = probe_ribbon_filter_size(fw_copy, len + 64, &n);
                 if (size_st == RIBBON_OK) {
-                    CHECK(n >= 40, "ribbon_filter_size at least the header");
+                    CHECK(n >= 48, "ribbon_filter_size at least the header");
                     CHECK((n == len) == (st == RIBBON_OK),
-                          "ribbon_filter_size and ribbon_filter_open disagree on a corrupted header");
-                    if (n < len && probe_ribbon_filter_open(&view, fw_copy, n) == RIBBON_OK) {
+                          "ribbon_filter_size and ribbon_filter_open_unverified disagree on a corrupted header");
+                    if (n < len && probe_ribbon_filter_open_unverified(&view, fw_copy, n) == RIBBON_OK) {
                         check_answers_safe(&view, seed ^ offset);
                     }
                 } else {
@@ -466,7 +470,7 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
                        "ribbon_filter_open of a truncated copy");
     }
     CHECK_NEGATIVE(probe_ribbon_filter_open(&view, fw_copy, len / 2), "ribbon_filter_open of half a filter");
-    CHECK_NEGATIVE(probe_ribbon_filter_open(&view, fw_copy, 39), "ribbon_filter_open of 39 bytes");
+    CHECK_NEGATIVE(probe_ribbon_filter_open(&view, fw_copy, 47), "ribbon_filter_open of 47 bytes");
     CHECK_NEGATIVE(probe_ribbon_filter_open(&view, fw_copy, 0), "ribbon_filter_open of 0 bytes");
     /* Longer than the header says. */
     for (i = 1; i <= 64; i *= 8) {
@@ -480,11 +484,11 @@ static void check_corruption(const uint8_t *filter, size_t len, uint64_t seed) {
         CHECK_EQ(n, len, "ribbon_filter_size (longer block)");
         if (fw_copy[5] == RIBBON_KIND_BUMPED) {
             /* The length needs the layer table after the header too. */
-            CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 40, &n), RIBBON_ERR_TRUNCATED,
+            CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 48, &n), RIBBON_ERR_TRUNCATED,
                          "ribbon_filter_size (Bumped header only)");
             CHECK_EQ(n, 0, "ribbon_filter_size (Bumped header only)");
         } else {
-            CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 40, &n), RIBBON_OK, "ribbon_filter_size (header only)");
+            CHECK_STATUS(probe_ribbon_filter_size(fw_copy, 48, &n), RIBBON_OK, "ribbon_filter_size (header only)");
             CHECK_EQ(n, len, "ribbon_filter_size (header only)");
         }
         CHECK_STATUS(probe_ribbon_filter_size(fw_copy, len < RIBBON_SIZE_PREFIX_BYTES ? len : RIBBON_SIZE_PREFIX_BYTES,
@@ -651,6 +655,8 @@ static void test_shape(uint32_t kind, uint32_t width) {
                       "ribbon_plan_init")) {
         return;
     }
+    /* A caller's seed (as for keys from untrusted parties). */
+    CHECK_STATUS(probe_ribbon_plan_set_seed(&plan, (uint32_t)seed), RIBBON_OK, "ribbon_plan_set_seed");
     words = probe_ribbon_plan_scratch_words(&plan);
     bytes = probe_ribbon_plan_filter_bytes(&plan);
     banding_words = probe_ribbon_plan_banding_scratch_words(&plan);
@@ -672,7 +678,7 @@ static void test_shape(uint32_t kind, uint32_t width) {
     out_str(" words (max ");
     out_u64(max_banding);
     out_str(")\n");
-    CHECK(bytes > 40 && words > 0 && (banding_words > 0 || kind == RIBBON_KIND_BUMPED),
+    CHECK(bytes > 48 && words > 0 && (banding_words > 0 || kind == RIBBON_KIND_BUMPED),
           "plan sizes are non-zero (no banding for Bumped Ribbon)");
     CHECK_LE(bytes, max_bytes, "ribbon_plan_filter_bytes <= RIBBON_FILTER_BYTES_MAX");
     CHECK_LE(words, max_words, "ribbon_plan_scratch_words <= RIBBON_SCRATCH_WORDS_MAX");
@@ -900,6 +906,7 @@ static void test_retrieval(uint32_t width, uint32_t value_bits) {
     }
     CHECK_STATUS(probe_ribbon_retrieval_plan_init(&plan, width, FW_RETRIEVAL_KEYS, value_bits), RIBBON_OK,
                  "ribbon_retrieval_plan_init");
+    CHECK_STATUS(probe_ribbon_retrieval_plan_set_seed(&plan, 0x5eedu), RIBBON_OK, "ribbon_retrieval_plan_set_seed");
     words = probe_ribbon_retrieval_plan_scratch_words(&plan);
     bytes = probe_ribbon_retrieval_plan_bytes(&plan);
     if (!CHECK_LE(words, FW_SCRATCH_WORDS, "retrieval scratch words within the filter scratch") ||
@@ -914,6 +921,8 @@ static void test_retrieval(uint32_t width, uint32_t value_bits) {
         CHECK_STATUS(probe_ribbon_retrieval_size(fw_retrieval + 1, bytes, &len), RIBBON_OK, "ribbon_retrieval_size");
         CHECK_EQ(len, bytes, "ribbon_retrieval_size of a Standard structure: the planned bytes");
     }
+    CHECK_STATUS(probe_ribbon_retrieval_open_unverified(&map, fw_retrieval + 1, bytes), RIBBON_OK,
+                 "ribbon_retrieval_open_unverified");
     CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes), RIBBON_OK, "ribbon_retrieval_open");
     CHECK_EQ(probe_ribbon_retrieval_value_bits(&map), value_bits, "ribbon_retrieval_value_bits");
     CHECK_EQ(probe_ribbon_retrieval_keys(&map), FW_RETRIEVAL_KEYS, "ribbon_retrieval_keys");

@@ -104,7 +104,7 @@ static void query_view(const ribbon_filter *view, const uint64_t *keys, size_t n
     EXPECT(probe_ribbon_filter_kind(view) >= 0, "ribbon_filter_kind");
     EXPECT(probe_ribbon_filter_width(view) > 0, "ribbon_filter_width");
     EXPECT(probe_ribbon_filter_keys(view) > 0, "ribbon_filter_keys");
-    EXPECT(probe_ribbon_filter_bytes(view) > 40, "ribbon_filter_bytes");
+    EXPECT(probe_ribbon_filter_bytes(view) > 48, "ribbon_filter_bytes");
 }
 
 static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint64_t *others, uint8_t *answers) {
@@ -117,6 +117,7 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
     int32_t r = RIBBON_ADD_INSERTED;
 
     EXPECT(probe_ribbon_plan_init(&plan, kind, width, KEYS, MILLIBITS) == RIBBON_OK, "ribbon_plan_init");
+    EXPECT(probe_ribbon_plan_set_seed(&plan, 0x5eedu) == RIBBON_OK, "ribbon_plan_set_seed");
     words = probe_ribbon_plan_scratch_words(&plan);
     bytes = probe_ribbon_plan_filter_bytes(&plan);
     banding_words = probe_ribbon_plan_banding_scratch_words(&plan);
@@ -140,6 +141,8 @@ static void run_shape(uint32_t kind, uint32_t width, uint64_t *keys, const uint6
                "ribbon_filter_size");
         bytes = n;
     }
+    EXPECT(probe_ribbon_filter_open_unverified(&view, filter, bytes) == RIBBON_OK,
+           "ribbon_filter_open_unverified");
     EXPECT(probe_ribbon_filter_open(&view, filter, bytes) == RIBBON_OK, "ribbon_filter_open");
     query_view(&view, keys, KEYS, others, answers);
     /* Refusals go through the same checks: measure them too. */
@@ -192,6 +195,8 @@ static void run_retrieval(uint32_t width, uint32_t value_bits, const uint64_t *k
     }
     EXPECT(probe_ribbon_retrieval_plan_init(&plan, width, KEYS, value_bits) == RIBBON_OK,
            "ribbon_retrieval_plan_init");
+    EXPECT(probe_ribbon_retrieval_plan_set_seed(&plan, 0x5eedu) == RIBBON_OK,
+           "ribbon_retrieval_plan_set_seed");
     words = probe_ribbon_retrieval_plan_scratch_words(&plan);
     bytes = probe_ribbon_retrieval_plan_bytes(&plan);
     scratch = (uint64_t *)xmalloc(words * sizeof *scratch);
@@ -202,10 +207,12 @@ static void run_retrieval(uint32_t width, uint32_t value_bits, const uint64_t *k
         /* Bumped layers (from 10,000 / 30,000 keys) write at most the
          * planned bytes. */
         size_t len = 0;
-        EXPECT(probe_ribbon_retrieval_size(out, bytes, &len) == RIBBON_OK && len <= bytes && len >= 40,
+        EXPECT(probe_ribbon_retrieval_size(out, bytes, &len) == RIBBON_OK && len <= bytes && len >= 48,
                "ribbon_retrieval_size");
         bytes = len;
     }
+    EXPECT(probe_ribbon_retrieval_open_unverified(&map, out, bytes) == RIBBON_OK,
+           "ribbon_retrieval_open_unverified");
     EXPECT(probe_ribbon_retrieval_open(&map, out, bytes) == RIBBON_OK, "ribbon_retrieval_open");
     EXPECT(probe_ribbon_retrieval_value_bits(&map) == value_bits, "ribbon_retrieval_value_bits");
     EXPECT(probe_ribbon_retrieval_keys(&map) == KEYS, "ribbon_retrieval_keys");

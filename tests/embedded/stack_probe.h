@@ -38,6 +38,7 @@
     X(PLAN_INIT_BYTES, "ribbon_plan_init_bytes")                \
     X(PLAN_SCRATCH_WORDS, "ribbon_plan_scratch_words")          \
     X(PLAN_FILTER_BYTES, "ribbon_plan_filter_bytes")            \
+    X(PLAN_SET_SEED, "ribbon_plan_set_seed")                    \
     X(PLAN_BANDING_WORDS, "ribbon_plan_banding_scratch_words")  \
     X(PLAN_BANDING_CAPACITY, "ribbon_plan_banding_capacity")    \
     X(BUILD, "ribbon_build")                                    \
@@ -46,6 +47,7 @@
     X(BANDING_ADDED, "ribbon_banding_added")                    \
     X(BANDING_FINISH, "ribbon_banding_finish")                  \
     X(FILTER_OPEN, "ribbon_filter_open")                        \
+    X(FILTER_OPEN_UNVERIFIED, "ribbon_filter_open_unverified")  \
     X(FILTER_SIZE, "ribbon_filter_size")                        \
     X(FILTER_KIND, "ribbon_filter_kind")                        \
     X(FILTER_WIDTH, "ribbon_filter_width")                      \
@@ -66,8 +68,10 @@
     X(RETRIEVAL_PLAN_INIT, "ribbon_retrieval_plan_init")        \
     X(RETRIEVAL_PLAN_SCRATCH_WORDS, "ribbon_retrieval_plan_scratch_words") \
     X(RETRIEVAL_PLAN_BYTES, "ribbon_retrieval_plan_bytes")      \
+    X(RETRIEVAL_PLAN_SET_SEED, "ribbon_retrieval_plan_set_seed") \
     X(RETRIEVAL_BUILD, "ribbon_retrieval_build")                \
     X(RETRIEVAL_OPEN, "ribbon_retrieval_open")                  \
+    X(RETRIEVAL_OPEN_UNVERIFIED, "ribbon_retrieval_open_unverified") \
     X(RETRIEVAL_SIZE, "ribbon_retrieval_size")                  \
     X(RETRIEVAL_GET, "ribbon_retrieval_get")                    \
     X(RETRIEVAL_GET_BATCH, "ribbon_retrieval_get_batch")        \
@@ -190,6 +194,8 @@ PROBE_WRAPPER(BANDING_ADD, int32_t, ribbon_banding_add, (ribbon_banding *b, uint
 PROBE_WRAPPER(BANDING_ADDED, uint64_t, ribbon_banding_added, (const ribbon_banding *b), (b))
 PROBE_WRAPPER(BANDING_FINISH, int32_t, ribbon_banding_finish, (ribbon_banding *b, uint8_t *out, size_t out_len), (b, out, out_len))
 PROBE_WRAPPER(FILTER_OPEN, int32_t, ribbon_filter_open, (ribbon_filter *f, const uint8_t *bytes, size_t len), (f, bytes, len))
+PROBE_WRAPPER(FILTER_OPEN_UNVERIFIED, int32_t, ribbon_filter_open_unverified, (ribbon_filter *f, const uint8_t *bytes, size_t len), (f, bytes, len))
+PROBE_WRAPPER(PLAN_SET_SEED, int32_t, ribbon_plan_set_seed, (ribbon_plan *p, uint32_t seed), (p, seed))
 PROBE_WRAPPER(CONTAINS, int32_t, ribbon_contains, (const ribbon_filter *f, uint64_t hash), (f, hash))
 PROBE_WRAPPER(CONTAINS_BATCH, int32_t, ribbon_contains_batch, (const ribbon_filter *f, const uint64_t *hashes, size_t n, uint8_t *out), (f, hashes, n, out))
 PROBE_WRAPPER(COLUMN_FP_PPT, uint64_t, ribbon_filter_column_fp_ppt, (const ribbon_filter *f), (f))
@@ -212,6 +218,8 @@ PROBE_WRAPPER(RETRIEVAL_PLAN_SCRATCH_WORDS, size_t, ribbon_retrieval_plan_scratc
 PROBE_WRAPPER(RETRIEVAL_PLAN_BYTES, size_t, ribbon_retrieval_plan_bytes, (const ribbon_retrieval_plan *p), (p))
 PROBE_WRAPPER(RETRIEVAL_BUILD, int32_t, ribbon_retrieval_build, (const ribbon_retrieval_plan *p, const uint64_t *hashes, const uint64_t *values, size_t n, uint64_t *scratch, size_t scratch_words, uint8_t *out, size_t out_len), (p, hashes, values, n, scratch, scratch_words, out, out_len))
 PROBE_WRAPPER(RETRIEVAL_OPEN, int32_t, ribbon_retrieval_open, (ribbon_retrieval *m, const uint8_t *bytes, size_t len), (m, bytes, len))
+PROBE_WRAPPER(RETRIEVAL_OPEN_UNVERIFIED, int32_t, ribbon_retrieval_open_unverified, (ribbon_retrieval *m, const uint8_t *bytes, size_t len), (m, bytes, len))
+PROBE_WRAPPER(RETRIEVAL_PLAN_SET_SEED, int32_t, ribbon_retrieval_plan_set_seed, (ribbon_retrieval_plan *p, uint32_t seed), (p, seed))
 PROBE_WRAPPER(RETRIEVAL_SIZE, int32_t, ribbon_retrieval_size, (const uint8_t *bytes, size_t len, size_t *retrieval_len), (bytes, len, retrieval_len))
 PROBE_WRAPPER(RETRIEVAL_GET, uint64_t, ribbon_retrieval_get, (const ribbon_retrieval *m, uint64_t hash), (m, hash))
 PROBE_WRAPPER(RETRIEVAL_GET_BATCH, int32_t, ribbon_retrieval_get_batch, (const ribbon_retrieval *m, const uint64_t *hashes, size_t n, uint64_t *out), (m, hashes, n, out))
