@@ -503,19 +503,22 @@ fn crafted_keys_cannot_make_a_bumped_build_fail() {
     // The issue's attacks (the 16 seeds from the plan's), then all the
     // crafted keys aimed at the plan's seed, the one a layer still tries
     // first.
+    // The sets at the buckets' last start (back 0), or a quarter of the
+    // bucket back, where builds do not tell them at once.
     let cases = [
-        (Width::W64, 0.0041, Sets::Four, 16),
-        (Width::W64, 0.02, Sets::Dense, 1),
-        (Width::W64, 0.10, Sets::Dense, 16),
-        (Width::W64, 0.10, Sets::Dense, 1),
-        (Width::W128, 0.0289, Sets::Dense, 16),
-        (Width::W128, 0.10, Sets::Dense, 1),
+        (Width::W64, 0.0041, Sets::Four, 16, 0),
+        (Width::W64, 0.006, Sets::Four, 16, 32),
+        (Width::W64, 0.02, Sets::Dense, 1, 0),
+        (Width::W64, 0.10, Sets::Dense, 16, 0),
+        (Width::W64, 0.10, Sets::Dense, 1, 32),
+        (Width::W128, 0.0289, Sets::Dense, 16, 0),
+        (Width::W128, 0.10, Sets::Dense, 1, 128),
     ];
     let mut state = 38;
-    for (width, fraction, sets, seeds) in cases {
+    for (width, fraction, sets, seeds, back) in cases {
         let w = u64::from(width.bits());
         let count = (n as f64 * fraction) as usize;
-        let mut keys = against_first_layer(w, n as u64, 8, 0..seeds, count, sets, &mut state);
+        let mut keys = against_first_layer(w, n as u64, 8, 0..seeds, count, sets, back, &mut state);
         keys.extend(hashes(state, n - keys.len()));
         let plan = Plan::new(Kind::Bumped, width, n, 8_000).unwrap();
         let f = Filter::build(&plan, &keys).unwrap_or_else(|e| {
@@ -532,8 +535,8 @@ fn crafted_keys_cannot_make_a_bumped_build_fail() {
         let fp = others.iter().filter(|&&h| f.contains(h)).count() as f64 / n as f64;
         let planned = plan.column_fp_ppt() as f64 * 1e-12;
         println!(
-            "{width:?}, {:.2} % crafted ({sets:?} sets, {seeds} seeds): built, FP {:.4} % \
-             against {:.4} % planned",
+            "{width:?}, {:.2} % crafted ({sets:?} sets, {seeds} seeds, back {back}): built, \
+             FP {:.4} % against {:.4} % planned",
             count as f64 * 100.0 / n as f64,
             fp * 100.0,
             planned * 100.0
@@ -544,7 +547,7 @@ fn crafted_keys_cannot_make_a_bumped_build_fail() {
         );
     }
     // Retrieval on Bumped layers, the same attack.
-    let mut keys = against_first_layer(64, n as u64, 8, 0..16, n / 244, Sets::Four, &mut state);
+    let mut keys = against_first_layer(64, n as u64, 8, 0..16, n / 244, Sets::Four, 0, &mut state);
     keys.extend(hashes(state, n - keys.len()));
     let values: Vec<u64> = (0..n as u64)
         .map(|i| i.wrapping_mul(0x9e37) & 0xff)
@@ -570,7 +573,8 @@ fn a_bumped_build_that_finds_no_seed_falls_back_to_homogeneous() {
     let mut state = 0xfa11;
     for width in [Width::W64, Width::W128] {
         let w = u64::from(width.bits());
-        let mut keys = against_first_layer(w, n as u64, 8, 0..1, n / 10, Sets::Dense, &mut state);
+        let mut keys =
+            against_first_layer(w, n as u64, 8, 0..1, n / 10, Sets::Dense, 0, &mut state);
         keys.extend(hashes(state, n - keys.len()));
         let plan = Plan::new(Kind::Bumped, width, n, 8_000)
             .unwrap()

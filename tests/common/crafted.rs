@@ -127,9 +127,13 @@ pub enum Sets {
 
 /// About `count` hashes crafted against the first layer of a Bumped build
 /// of `n` keys (these included) of width `w` and `columns` columns, under
-/// each of `seeds` (a share each), at the last start of buckets spread
-/// over the layer: under its seed, each set makes its bucket bump every
-/// key.
+/// each of `seeds` (a share each), `back` starts before the last start of
+/// buckets spread over the layer: under its seed, each set makes its
+/// bucket bump every key at least `back` starts from its end (all of them
+/// at `back` 0; a build gives up on a seed at once when buckets
+/// contradict themselves in the last quarter of their starts, so an
+/// attacker who knows it aims further back).
+#[allow(clippy::too_many_arguments)]
 pub fn against_first_layer(
     w: u64,
     n: u64,
@@ -137,6 +141,7 @@ pub fn against_first_layer(
     seeds: std::ops::Range<u32>,
     count: usize,
     sets: Sets,
+    back: u64,
     state: &mut u64,
 ) -> Vec<u64> {
     let (starts, bucket) = first_layer(w, n);
@@ -151,7 +156,7 @@ pub fn against_first_layer(
     for seed in seeds {
         for i in 0..per_seed.min(whole_buckets) {
             let b = i * whole_buckets / per_seed.min(whole_buckets);
-            let s = (b + 1) * bucket - 1;
+            let s = (b + 1) * bucket - 1 - back.min(bucket - 1);
             let xs = match sets {
                 Sets::Four => four_dependent(s, starts, columns, state).to_vec(),
                 Sets::Dense => dense(s, starts, per_set, state),
