@@ -1243,34 +1243,42 @@ mod tests {
         let expander = Expander::new(&g, seed);
         let buckets =
             Buckets::new(bucket.trailing_zeros(), p.standard_back() as u32).expect("buckets");
-        let words = order_scratch_words(buckets, width, expander.num_starts);
-        let mut counts = vec![0u64; words as usize];
-        let mut ordered = vec![0u64; n];
-        let mut temp = vec![0u64; n];
-        assert!(order_for_banding(
-            buckets,
-            &expander,
-            keys.iter().copied(),
-            &mut counts,
-            &mut temp,
-            &mut ordered
-        ));
-        let mut rows = vec![0u64; num_slots as usize * Rows::stride::<W>(true)];
-        let mut thresholds = vec![0u16; buckets.count(expander.num_starts) as usize];
-        let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut counts);
-        let bumped = band_layer::<W, u64>(
-            buckets,
-            &expander,
-            &mut rows,
-            &mut ordered,
-            &mut thresholds,
-            kept,
-            BandLimits {
+        // The layer sorted and banded under a limit of bumped keys: the
+        // count, the banding order (bumped keys first), rows, thresholds.
+        let band = |limit: usize| {
+            let words = order_scratch_words(buckets, width, expander.num_starts);
+            let mut counts = vec![0u64; words as usize];
+            let (mut ordered, mut temp) = (vec![0u64; n], vec![0u64; n]);
+            let keys = keys.iter().copied();
+            let sorted = order_for_banding(
+                buckets,
+                &expander,
+                keys,
+                &mut counts,
+                &mut temp,
+                &mut ordered,
+            );
+            assert!(sorted);
+            let mut rows = vec![0u64; num_slots as usize * Rows::stride::<W>(true)];
+            let mut thresholds = vec![0u16; buckets.count(expander.num_starts) as usize];
+            let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut counts);
+            let limits = BandLimits {
                 min_segment_buckets: TEST_SEGMENT_BUCKETS,
-                bumped: usize::MAX,
-            },
-        )
-        .expect("scratch fits");
+                bumped: limit,
+            };
+            let bumped = band_layer::<W, u64>(
+                buckets,
+                &expander,
+                &mut rows,
+                &mut ordered,
+                &mut thresholds,
+                kept,
+                limits,
+            )
+            .expect("scratch fits");
+            (bumped, ordered, rows, thresholds)
+        };
+        let (bumped, ordered, rows, thresholds) = band(usize::MAX);
 
         let model_thresholds: Vec<u16> = model.thresholds.iter().map(|&t| t as u16).collect();
         assert_eq!(thresholds, model_thresholds, "{width:?} n {n}: thresholds");
@@ -1316,31 +1324,7 @@ mod tests {
         // it): never a count the caller would take for a layer.
         if bumped > 1 {
             let limit = bumped / 2;
-            let mut ordered = vec![0u64; n];
-            assert!(order_for_banding(
-                buckets,
-                &expander,
-                keys.iter().copied(),
-                &mut counts,
-                &mut temp,
-                &mut ordered
-            ));
-            rows.fill(0);
-            let kept: &mut [u32] = bytemuck::cast_slice_mut(&mut counts);
-            let limits = BandLimits {
-                min_segment_buckets: TEST_SEGMENT_BUCKETS,
-                bumped: limit,
-            };
-            let stopped = band_layer::<W, u64>(
-                buckets,
-                &expander,
-                &mut rows,
-                &mut ordered,
-                &mut thresholds,
-                kept,
-                limits,
-            )
-            .expect("scratch fits");
+            let stopped = band(limit).0;
             assert!(
                 stopped > limit,
                 "{width:?} n {n}: {stopped} of {bumped} bumped, limit {limit}"

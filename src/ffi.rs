@@ -1132,7 +1132,7 @@ pub unsafe extern "C" fn ribbon_filter_open(
     len: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe { open_filter(f, bytes, len, |b| FilterRef::from_bytes(b)) }
+    unsafe { open_view(f, bytes, len, true) }
 }
 
 /// [`ribbon_filter_open`] without the checksum
@@ -1147,32 +1147,63 @@ pub unsafe extern "C" fn ribbon_filter_open_unverified(
     len: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe { open_filter(f, bytes, len, |b| FilterRef::from_bytes_unverified(b)) }
+    unsafe { open_view(f, bytes, len, false) }
 }
 
-/// The two filter opens, which validate with `validate`.
+/// The view structs an open fills in, each with its validation.
+trait OpenedView {
+    /// The struct before an open fills it in.
+    const ZEROED: Self;
+    /// Validates `bytes` (which the caller passed as `ptr`; with the
+    /// checksum when `verify`) and fills in `self`.
+    fn fill(&mut self, bytes: &[u8], ptr: *const u8, verify: bool) -> Result<(), Error>;
+}
+
+impl OpenedView for ribbon_filter {
+    const ZEROED: ribbon_filter = ribbon_filter::zeroed();
+    fn fill(&mut self, bytes: &[u8], ptr: *const u8, verify: bool) -> Result<(), Error> {
+        let view = match verify {
+            true => FilterRef::from_bytes(bytes)?,
+            false => FilterRef::from_bytes_unverified(bytes)?,
+        };
+        store_filter(self, &view, ptr);
+        Ok(())
+    }
+}
+
+impl OpenedView for ribbon_retrieval {
+    const ZEROED: ribbon_retrieval = ribbon_retrieval::zeroed();
+    fn fill(&mut self, bytes: &[u8], ptr: *const u8, verify: bool) -> Result<(), Error> {
+        let view = match verify {
+            true => RetrievalRef::from_bytes(bytes)?,
+            false => RetrievalRef::from_bytes_unverified(bytes)?,
+        };
+        store_retrieval(self, &view, ptr);
+        Ok(())
+    }
+}
+
+/// The four opens (filter and retrieval, verified or not): a struct
+/// inside the bytes it opens is refused before anything is written;
+/// otherwise `view` is zeroed, then filled in if the bytes validate.
 ///
 /// # Safety
-/// As for [`ribbon_filter_open`].
-unsafe fn open_filter(
-    f: *mut ribbon_filter,
+/// `view` is NULL or writable; `bytes` is NULL or readable for `len`
+/// bytes.
+unsafe fn open_view<V: OpenedView>(
+    view: *mut V,
     bytes: *const u8,
     len: usize,
-    validate: for<'a> fn(&'a [u8]) -> Result<FilterRef<'a>, Error>,
+    verify: bool,
 ) -> i32 {
-    if overlaps(
-        f,
-        core::mem::size_of::<ribbon_filter>(),
-        bytes,
-        span::<u8>(len),
-    ) {
+    if overlaps(view, core::mem::size_of::<V>(), bytes, span::<u8>(len)) {
         return RIBBON_ERR_OVERLAP;
     }
-    // SAFETY: the caller passes NULL or a valid, writable `ribbon_filter`.
-    let Some(f) = (unsafe { f.as_mut() }) else {
+    // SAFETY: the caller passes NULL or a valid, writable struct.
+    let Some(view) = (unsafe { view.as_mut() }) else {
         return RIBBON_ERR_NULL;
     };
-    *f = ribbon_filter::zeroed();
+    *view = V::ZEROED;
     if bytes.is_null() {
         return RIBBON_ERR_NULL;
     }
@@ -1181,13 +1212,7 @@ unsafe fn open_filter(
     }
     // SAFETY: non-NULL and readable for `len` bytes per the contract.
     let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
-    match validate(slice) {
-        Ok(view) => {
-            store_filter(f, &view, bytes);
-            RIBBON_OK
-        }
-        Err(e) => e.code(),
-    }
+    status(view.fill(slice, bytes, verify))
 }
 
 /// 1 if `hash` may be in the filter, 0 if not, a negative status on error.
@@ -1528,7 +1553,7 @@ pub unsafe extern "C" fn ribbon_retrieval_open(
     len: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe { open_retrieval(r, bytes, len, |b| RetrievalRef::from_bytes(b)) }
+    unsafe { open_view(r, bytes, len, true) }
 }
 
 /// [`ribbon_retrieval_open`] without the checksum
@@ -1544,47 +1569,7 @@ pub unsafe extern "C" fn ribbon_retrieval_open_unverified(
     len: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe { open_retrieval(r, bytes, len, |b| RetrievalRef::from_bytes_unverified(b)) }
-}
-
-/// The two retrieval opens, which validate with `validate`.
-///
-/// # Safety
-/// As for [`ribbon_retrieval_open`].
-unsafe fn open_retrieval(
-    r: *mut ribbon_retrieval,
-    bytes: *const u8,
-    len: usize,
-    validate: for<'a> fn(&'a [u8]) -> Result<RetrievalRef<'a>, Error>,
-) -> i32 {
-    if overlaps(
-        r,
-        core::mem::size_of::<ribbon_retrieval>(),
-        bytes,
-        span::<u8>(len),
-    ) {
-        return RIBBON_ERR_OVERLAP;
-    }
-    // SAFETY: the caller passes NULL or a valid, writable `ribbon_retrieval`.
-    let Some(r) = (unsafe { r.as_mut() }) else {
-        return RIBBON_ERR_NULL;
-    };
-    *r = ribbon_retrieval::zeroed();
-    if bytes.is_null() {
-        return RIBBON_ERR_NULL;
-    }
-    if len > isize::MAX as usize {
-        return Error::TooLarge.code();
-    }
-    // SAFETY: non-NULL and readable for `len` bytes per the contract.
-    let slice = unsafe { core::slice::from_raw_parts(bytes, len) };
-    match validate(slice) {
-        Ok(view) => {
-            store_retrieval(r, &view, bytes);
-            RIBBON_OK
-        }
-        Err(e) => e.code(),
-    }
+    unsafe { open_view(r, bytes, len, false) }
 }
 
 /// `read` of the retrieval view `r`, or 0 for a NULL or bad view.

@@ -98,7 +98,9 @@ fn check_retrieval(bytes: &[u8]) -> Opened {
 /// many the structure's checks alone refused.
 fn refuse_every_corruption(name: &str, bytes: &[u8], check: fn(&[u8]) -> Opened) {
     assert_eq!(check(bytes), (Ok(()), true), "{name}: the original");
-    let step = if cfg!(miri) { 61 } else { 1 };
+    // Under Miri a sample of the bits (it checks the opens for undefined
+    // behaviour, not the checksum's coverage).
+    let step = if cfg!(miri) { 401 } else { 1 };
     let (mut flips, mut structurally) = (0, 0);
     let mut corrupted = bytes.to_vec();
     for bit in (0..bytes.len() * 8).step_by(step) {
@@ -113,12 +115,13 @@ fn refuse_every_corruption(name: &str, bytes: &[u8], check: fn(&[u8]) -> Opened)
         flips += 1;
         corrupted[bit / 8] ^= 1 << (bit % 8);
     }
-    for cut in 1..=64.min(bytes.len()) {
+    let lengths = if cfg!(miri) { 9 } else { 1 };
+    for cut in (1..=64.min(bytes.len())).step_by(lengths) {
         let (verified, _) = check(&bytes[..bytes.len() - cut]);
         assert!(verified.is_err(), "{name}: cut by {cut} accepted");
     }
     let mut state = bytes.len() as u64;
-    for extra in 1..=64 {
+    for extra in (1..=64).step_by(lengths) {
         let mut longer = bytes.to_vec();
         longer.extend((0..extra).map(|_| common::splitmix64(&mut state) as u8));
         let (verified, unverified_ok) = check(&longer);
@@ -129,7 +132,7 @@ fn refuse_every_corruption(name: &str, bytes: &[u8], check: fn(&[u8]) -> Opened)
     }
     println!(
         "{name}: {} bytes, {flips} flips refused ({structurally} by the structure's checks \
-         alone), 64 cuts and 64 extensions refused",
+         alone), cuts and extensions by 1 to 64 bytes refused",
         bytes.len()
     );
 }
