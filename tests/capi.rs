@@ -28,6 +28,13 @@ fn small() -> usize {
     if cfg!(miri) { 40 } else { 500 }
 }
 
+/// The widths a test sweeps: both natively, w = 64 under Miri (the C
+/// entry points are the same code for both; the kernels' widths run
+/// under Miri in tests/backends.rs).
+fn widths() -> &'static [u32] {
+    if cfg!(miri) { &[64] } else { &[64, 128] }
+}
+
 /// Keys of the Bumped structures: natively more than one layer (a bumping
 /// layer needs more than 2,048 keys); under Miri one layer, as Miri would
 /// take minutes to build more.
@@ -181,7 +188,7 @@ fn open_retrieval(bytes: &Buffer<u8>, len: usize, backend: Backend) -> ribbon_re
 fn bytes_rewritten_under_an_open_view_are_never_read_past() {
     let keys = hashes(38, small());
     for backend in backends() {
-        for width in [64, 128] {
+        for &width in widths() {
             let (bytes, len, values) = c_retrieval(width, &keys, 8);
             let r = open_retrieval(&bytes, len, backend);
             // SAFETY: the view's bytes are alive (changed on purpose).
@@ -281,7 +288,7 @@ fn every_entry_point_on_valid_and_invalid_arguments() {
     let keys = hashes(7, small());
     let null_f: *const ribbon_filter = std::ptr::null();
     for kind in [0u32, 1, 2, 3] {
-        for width in [64u32, 128] {
+        for &width in widths() {
             let keys = if kind == 3 {
                 hashes(8, layered())
             } else {
@@ -623,4 +630,92 @@ fn this_file_calls_every_extern_c_function() {
         }
     }
     assert!(missing.is_empty(), "not called here: {missing:?}");
+}
+
+/// Hostile bytes through the C opens (the C test's loop, under Miri
+/// too): random and nearly valid buffers (a real header, fields and
+/// payload bytes changed) are refused, or open unverified and answer
+/// every query without reading outside them; verified, each one the
+/// structure's checks accept is refused by its checksum.
+#[test]
+fn hostile_bytes_through_the_c_opens() {
+    let rounds = if cfg!(miri) { 30 } else { 4000 };
+    let keys = hashes(11, small());
+    let (filter, filter_len) = c_filter(3, 64, &keys, 8000);
+    let (retrieval, retrieval_len, _) = c_retrieval(64, &keys, 8);
+    let mut state = 0x0bad_u64;
+    let (mut accepted, mut refused) = (0, 0);
+    for round in 0..rounds {
+        let (source, len) = if round % 2 == 0 {
+            (&filter, filter_len)
+        } else {
+            (&retrieval, retrieval_len)
+        };
+        let mut bytes: Vec<u8> = (0..len).map(|i| source.get(i)).collect();
+        // A few fields or bytes changed, or the length, or all random.
+        match round % 4 {
+            0 | 1 => {
+                for _ in 0..1 + round % 3 {
+                    let at = common::splitmix64(&mut state) as usize % bytes.len();
+                    bytes[at] ^= common::splitmix64(&mut state) as u8 | 1;
+                }
+            }
+            2 => bytes.truncate(common::splitmix64(&mut state) as usize % bytes.len()),
+            _ => {
+                for b in bytes.iter_mut() {
+                    *b = common::splitmix64(&mut state) as u8;
+                }
+            }
+        }
+        let original: Vec<u8> = (0..len).map(|i| source.get(i)).collect();
+        // What a verified open of them must answer.
+        let expect = if bytes == original {
+            RIBBON_OK
+        } else {
+            Error::ChecksumMismatch.code()
+        };
+        let buffer = Buffer::from(&bytes);
+        let probes = Buffer::from(&hashes(round as u64, 8));
+        // SAFETY: the buffers are valid for their lengths.
+        unsafe {
+            let (mut f, mut r) = (ribbon_filter::zeroed(), ribbon_retrieval::zeroed());
+            let opened_filter = ribbon_filter_open_unverified(&mut f, buffer.ptr, buffer.len);
+            let opened_map = ribbon_retrieval_open_unverified(&mut r, buffer.ptr, buffer.len);
+            if opened_filter == RIBBON_OK {
+                accepted += 1;
+                let answers = Buffer::<u8>::new(8);
+                assert_eq!(
+                    ribbon_contains_batch(&f, probes.ptr, 8, answers.ptr),
+                    RIBBON_OK
+                );
+                for i in 0..8 {
+                    assert_eq!(
+                        ribbon_contains(&f, probes.get(i)),
+                        i32::from(answers.get(i))
+                    );
+                }
+                let verified = ribbon_filter_open(&mut f, buffer.ptr, buffer.len);
+                assert_eq!(verified, expect);
+            } else if opened_map == RIBBON_OK {
+                accepted += 1;
+                let values = Buffer::<u64>::new(8);
+                assert_eq!(
+                    ribbon_retrieval_get_batch(&r, probes.ptr, 8, values.ptr),
+                    RIBBON_OK
+                );
+                for i in 0..8 {
+                    assert_eq!(ribbon_retrieval_get(&r, probes.get(i)), values.get(i));
+                }
+                let verified = ribbon_retrieval_open(&mut r, buffer.ptr, buffer.len);
+                assert_eq!(verified, expect);
+            } else {
+                refused += 1;
+                assert!(opened_filter < 0 && opened_map < 0);
+                assert_eq!(ribbon_contains(&f, 1), RIBBON_ERR_UNINITIALIZED);
+                assert_eq!(ribbon_retrieval_get(&r, 1), 0);
+            }
+        }
+    }
+    println!("{accepted} opened unverified and queried safely, {refused} refused");
+    assert!(accepted > 0 && refused > 0);
 }
