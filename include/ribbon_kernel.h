@@ -80,9 +80,11 @@ typedef struct {
     uint64_t opaque[8];
 } ribbon_plan;
 
-/** A validated view over serialized filter bytes the caller keeps alive. */
+/** A validated view over serialized filter bytes the caller keeps alive.
+ * It keeps the filter's first layer decoded, so a query reads no header
+ * again. */
 typedef struct {
-    uint64_t opaque[8];
+    uint64_t opaque[20];
 } ribbon_filter;
 
 /** A streaming build in progress; its rows live in the caller's scratch. */
@@ -96,9 +98,9 @@ typedef struct {
 } ribbon_retrieval_plan;
 
 /** A validated view over a serialized retrieval structure the caller keeps
- * alive. */
+ * alive (its first layer decoded, as ribbon_filter keeps a filter's). */
 typedef struct {
-    uint64_t opaque[8];
+    uint64_t opaque[20];
 } ribbon_retrieval;
 
 /* ---- Kinds (see the README for guidance) ---- */

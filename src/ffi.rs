@@ -19,10 +19,14 @@ use core::ffi::c_char;
 use crate::backend::Backend;
 use crate::band::{AddOutcome, Banding, BandingParts};
 use crate::error::Error;
-use crate::filter::{FilterRef, Validated, contains_once};
+use crate::filter::{FilterRef, Validated};
+use crate::kernels::{EvalKernels, QueryKernels};
+use crate::kernels::{LayerKernels, kernel_choice};
+use crate::layered::{FirstLayer, LayerSpan, first_layer_answer};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::plan::Plan;
-use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState, get_once};
+use crate::probe::Parts;
+use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
 
 /// Opaque, caller-allocated plan (`ribbon_plan` in C).
 #[repr(C)]
@@ -82,8 +86,8 @@ impl core::fmt::Debug for PtrSlot {
 pub struct ribbon_filter {
     /// The filter's bytes.
     bytes: PtrSlot,
-    /// The magic, the view's fields, the check word.
-    words: [u64; 7],
+    /// The magic, the view's fields, the check word ([`view_words`]).
+    words: [u64; VIEW_WORDS],
 }
 
 impl ribbon_filter {
@@ -92,7 +96,7 @@ impl ribbon_filter {
     pub const fn zeroed() -> ribbon_filter {
         ribbon_filter {
             bytes: PtrSlot::NULL,
-            words: [0; 7],
+            words: [0; VIEW_WORDS],
         }
     }
 }
@@ -140,8 +144,8 @@ impl ribbon_retrieval_plan {
 pub struct ribbon_retrieval {
     /// The structure's bytes.
     bytes: PtrSlot,
-    /// The magic, the view's fields, the check word.
-    words: [u64; 7],
+    /// The magic, the view's fields, the check word ([`view_words`]).
+    words: [u64; VIEW_WORDS],
 }
 
 impl ribbon_retrieval {
@@ -150,7 +154,7 @@ impl ribbon_retrieval {
     pub const fn zeroed() -> ribbon_retrieval {
         ribbon_retrieval {
             bytes: PtrSlot::NULL,
-            words: [0; 7],
+            words: [0; VIEW_WORDS],
         }
     }
 }
@@ -160,7 +164,7 @@ impl ribbon_retrieval {
 const _: () = {
     use core::mem::{align_of, size_of};
     assert!(size_of::<ribbon_plan>() == 64 && align_of::<ribbon_plan>() == align_of::<u64>());
-    assert!(size_of::<ribbon_filter>() == 64 && align_of::<ribbon_filter>() == align_of::<u64>());
+    assert!(size_of::<ribbon_filter>() == 160 && align_of::<ribbon_filter>() == align_of::<u64>());
     assert!(
         size_of::<ribbon_banding>() == 128 && align_of::<ribbon_banding>() == align_of::<u64>()
     );
@@ -169,7 +173,7 @@ const _: () = {
             && align_of::<ribbon_retrieval_plan>() == align_of::<u64>()
     );
     assert!(
-        size_of::<ribbon_retrieval>() == 64 && align_of::<ribbon_retrieval>() == align_of::<u64>()
+        size_of::<ribbon_retrieval>() == 160 && align_of::<ribbon_retrieval>() == align_of::<u64>()
     );
 };
 
@@ -276,86 +280,250 @@ fn load_plan(p: &ribbon_plan) -> Result<Plan, i32> {
         .map_err(Error::code)
 }
 
-/// Fills in `f` for `view`, whose bytes the caller passed as `bytes` (the
-/// pointer kept: it carries the caller's provenance, where the view's
-/// slice carries a shared borrow's).
-fn store_filter(f: &mut ribbon_filter, view: &FilterRef<'_>, bytes: *const u8) {
-    let v = view.validated();
-    // A Bumped view keeps its first layer's geometry under the Bumped kind
-    // (its other layers are read from the bytes again).
-    let g = &Geometry {
-        kind: view.kind(),
-        ..v.parts.geometry
-    };
-    let mut words = [0u64; 7];
-    words[0] = FILTER_MAGIC;
-    words[1] = view.as_bytes().len() as u64;
-    words[2] = g.num_blocks as u64;
-    words[3] = g.upper_start_block as u64;
-    words[4] = v.num_keys;
-    words[5] = pack(g, Some(v.backend()), v.seed);
-    words[6] = check_word_with(&words, bytes);
-    f.bytes = PtrSlot::new(bytes);
-    f.words = words;
+/// Words of a C view struct (filter or retrieval) after its bytes
+/// pointer ([`view_words`] lays them out); the last is the check word.
+const VIEW_WORDS: usize = 19;
+/// Where a view struct's words hold the first layer's [`Parts`].
+const PARTS_AT: usize = 8;
+const CHECK_AT: usize = VIEW_WORDS - 1;
+const _: () = assert!(PARTS_AT + Parts::WORDS <= CHECK_AT);
+
+/// What an open decodes and a view struct keeps, filters and retrieval
+/// alike: the bytes, the backend, the first layer (its [`Parts`] ready for
+/// the kernels, so that a query builds nothing and costs what a Rust
+/// view's query costs), and the view's own fields, which its accessors
+/// read.
+struct ViewFields<'a> {
+    bytes: &'a [u8],
+    backend: Backend,
+    first: FirstLayer,
+    /// The structure's `Kind` code.
+    kind: u32,
+    /// The header's seed (a Bumped structure's first layer has its own).
+    seed: u32,
+    /// Bits per value of a retrieval structure; 0 for a filter.
+    value_bits: u32,
+    num_keys: u64,
 }
 
-/// Rebuilds the view stored by [`store_filter`].
+/// The words a view struct keeps for `view`, whose bytes the caller passed
+/// as `ptr` (kept: it carries the caller's provenance, where the view's
+/// slice carries a shared borrow's):
+///
+/// | word | holds |
+/// |---|---|
+/// | 0 | the struct's magic |
+/// | 1 | the bytes' length |
+/// | 2 | backend + 1 (bits 0-3), last-layer flag (4), kind (5-7), value bits (8-15), kernel choice (16-31), seed (high half) |
+/// | 3 | keys |
+/// | 4 to 7 | where the first layer's threshold groups, listed thresholds and payload start, where its payload ends |
+/// | 8 to 17 | the first layer's [`Parts`], as its bytes (zero past them) |
+/// | 18 | the check word ([`view_check`]) |
+fn view_words(magic: u64, view: &ViewFields<'_>, ptr: *const u8) -> [u64; VIEW_WORDS] {
+    let span = &view.first.span;
+    let mut w = [0u64; VIEW_WORDS];
+    w[0] = magic;
+    w[1] = view.bytes.len() as u64;
+    let choice = kernel_choice(view.backend, &view.first.parts.geometry);
+    w[2] = (u64::from(view.backend.code() & 0x7) + 1)
+        | (u64::from(span.last) << 4)
+        | (u64::from(view.kind & 0x7) << 5)
+        | (u64::from(view.value_bits & 0xff) << 8)
+        | (u64::from(choice & 0xffff) << 16)
+        | (u64::from(view.seed) << 32);
+    w[3] = view.num_keys;
+    w[4] = span.groups_at as u64;
+    w[5] = span.listed_at as u64;
+    w[6] = span.payload_at as u64;
+    w[7] = span.payload_end as u64;
+    // SAFETY: words `PARTS_AT..PARTS_AT + Parts::WORDS` lie inside `w`
+    // (asserted with the constants), and `u64` is aligned for `Parts`
+    // (its fields are at most 8-byte aligned). `Parts` has no padding, so
+    // every byte written is initialized.
+    unsafe {
+        w.as_mut_ptr()
+            .add(PARTS_AT)
+            .cast::<Parts>()
+            .write(view.first.parts)
+    };
+    w[CHECK_AT] = view_check(&w, ptr);
+    w
+}
+
+/// The check word of a view struct's words and bytes pointer: the words
+/// but the last xored together, with the pointer's address and a constant
+/// (no chain and no rotation, so that the processor folds them a vector at
+/// a time: a query checks its struct in a few instructions). A struct no
+/// open filled in fails it but for one chance in 2^64; any change to one
+/// word of a struct an open filled in fails it always.
+#[inline(always)]
+fn view_check(w: &[u64; VIEW_WORDS], ptr: *const u8) -> u64 {
+    let folded = w[..CHECK_AT].iter().fold(0, |acc, word| acc ^ word);
+    folded ^ 0x6a09_e667_f3bc_c908 ^ (ptr.addr() as u64).rotate_left(29)
+}
+
+/// A view struct's words, checked: what [`view_words`] stored.
+struct CheckedView<'a> {
+    bytes: &'a [u8],
+    words: &'a [u64; VIEW_WORDS],
+}
+
+impl<'a> CheckedView<'a> {
+    /// The first layer's parts, in the struct itself.
+    #[inline(always)]
+    fn parts(&self) -> &'a Parts {
+        // SAFETY: the check word says an open wrote a `Parts` there
+        // ([`view_words`]; inside the words and aligned as shown there), and
+        // `CheckedView` is made only after checking it.
+        unsafe { &*self.words.as_ptr().add(PARTS_AT).cast::<Parts>() }
+    }
+
+    #[inline(always)]
+    fn backend(&self) -> Option<Backend> {
+        Backend::from_code(((self.words[2] & 0xf) as u32).wrapping_sub(1))
+    }
+
+    /// The first layer's place in the bytes.
+    #[inline(always)]
+    fn span(&self) -> LayerSpan {
+        let w = self.words;
+        // The words were `usize` values when stored on this target.
+        LayerSpan {
+            groups_at: w[4] as usize,
+            listed_at: w[5] as usize,
+            payload_at: w[6] as usize,
+            payload_end: w[7] as usize,
+            last: (w[2] >> 4) & 1 == 1,
+        }
+    }
+
+    fn kind(&self) -> u32 {
+        ((self.words[2] >> 5) & 0x7) as u32
+    }
+
+    fn value_bits(&self) -> u32 {
+        ((self.words[2] >> 8) & 0xff) as u32
+    }
+
+    /// The first layer's kernel choice ([`kernel_choice`]).
+    #[inline(always)]
+    fn choice(&self) -> u32 {
+        ((self.words[2] >> 16) & 0xffff) as u32
+    }
+
+    fn seed(&self) -> u32 {
+        (self.words[2] >> 32) as u32
+    }
+
+    fn num_keys(&self) -> u64 {
+        self.words[3]
+    }
+
+    /// The answer for `hash`, through kernels `K`: the first layer's, or
+    /// the later layers' for a key it bumped.
+    #[inline(always)]
+    fn answer<K: LayerKernels>(&self, hash: u64) -> Result<K::Answer, Error> {
+        let backend = self.backend().ok_or(Error::CorruptHeader)?;
+        first_layer_answer::<K>(
+            self.choice(),
+            self.parts(),
+            self.span(),
+            self.bytes,
+            backend,
+            hash,
+        )
+    }
+}
+
+/// The words of a view struct (`slot` and `w`) with magic `magic`, checked
+/// against their check word (which refuses a struct no open filled in,
+/// and any change to one that an open did); the first layer's ranges are
+/// checked against the bytes by each query ([`first_layer_answer`]).
+///
+/// # Safety
+/// The bytes the view was opened on are still alive (the documented
+/// contract of the opens).
+#[inline(always)]
+unsafe fn load_view(
+    magic: u64,
+    slot: PtrSlot,
+    w: &[u64; VIEW_WORDS],
+) -> Result<CheckedView<'_>, i32> {
+    let ptr = slot.get();
+    if w[0] != magic || w[CHECK_AT] != view_check(w, ptr) || ptr.is_null() {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    // A length past `isize::MAX` was never stored (an open refuses it).
+    let len = w[1] as usize;
+    if len > isize::MAX as usize {
+        return Err(RIBBON_ERR_UNINITIALIZED);
+    }
+    // SAFETY: `ptr` and `len` were taken from a slice that an open
+    // validated (the check word says this struct holds what that open
+    // stored); the caller keeps those bytes alive.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    Ok(CheckedView { bytes, words: w })
+}
+
+/// Fills in `f` for `view`, whose bytes the caller passed as `bytes`.
+fn store_filter(
+    f: &mut ribbon_filter,
+    view: &FilterRef<'_>,
+    bytes: *const u8,
+) -> Result<(), Error> {
+    let v = view.validated();
+    let fields = ViewFields {
+        bytes: view.as_bytes(),
+        backend: v.backend(),
+        first: view.first_layer()?,
+        kind: view.kind().code(),
+        seed: v.seed,
+        value_bits: 0,
+        num_keys: v.num_keys,
+    };
+    f.words = view_words(FILTER_MAGIC, &fields, bytes);
+    f.bytes = PtrSlot::new(bytes);
+    Ok(())
+}
+
+/// What [`store_filter`] stored in `f`, checked.
+///
+/// # Safety
+/// As for [`load_view`].
+#[inline(always)]
+unsafe fn load_stored_filter(f: &ribbon_filter) -> Result<CheckedView<'_>, i32> {
+    // SAFETY: forwarded contract.
+    unsafe { load_view(FILTER_MAGIC, f.bytes, &f.words) }
+}
+
+/// The whole view [`store_filter`] stored (for batches and the FP
+/// accessors): its state made again from the struct's first layer, and
+/// for a Bumped filter from the bytes.
 ///
 /// # Safety
 /// The bytes the view was opened on are still alive and unchanged (the
 /// documented contract of `ribbon_filter_open`).
 unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
-    // SAFETY: as for this function.
-    let (validated, bytes) = unsafe { load_state(f) }?;
-    Ok(FilterRef::from_validated(validated, bytes))
-}
-
-/// The header, backend and bytes [`store_filter`] stored, checked as
-/// [`load_filter`] checks them.
-///
-/// # Safety
-/// As for [`load_filter`].
-#[inline(always)]
-unsafe fn load_header(f: &ribbon_filter) -> Result<(Header, Backend, &[u8]), i32> {
-    let (w, ptr) = (&f.words, f.bytes.get());
-    if w[0] != FILTER_MAGIC || w[6] != check_word_with(w, ptr) {
-        return Err(RIBBON_ERR_UNINITIALIZED);
-    }
-    let (geometry, backend, seed) = unpack(w[5], w[2], w[3]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let len = usize::try_from(w[1]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    let bumped = geometry.kind == Kind::Bumped;
-    if ptr.is_null() || (!bumped && len != geometry.filter_bytes()) {
-        return Err(RIBBON_ERR_UNINITIALIZED);
-    }
-    // SAFETY: `ptr` and `len` were taken from a slice that
-    // `ribbon_filter_open` validated as a filter of exactly this geometry;
-    // the caller keeps those bytes alive and unchanged.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    let header = Header {
-        geometry,
-        seed,
-        num_keys: w[4],
+    // SAFETY: forwarded contract.
+    let view = unsafe { load_stored_filter(f) }?;
+    let kind = Kind::from_code(view.kind()).ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let backend = view.backend().ok_or(RIBBON_ERR_UNINITIALIZED)?;
+    let validated = if kind == Kind::Bumped {
+        Validated::for_bumped(view.bytes, backend).map_err(|_| RIBBON_ERR_UNINITIALIZED)?
+    } else {
+        let header = Header {
+            geometry: view.parts().geometry,
+            seed: view.seed(),
+            num_keys: view.num_keys(),
+        };
+        if header.geometry.kind != kind || view.bytes.len() != header.geometry.filter_bytes() {
+            return Err(RIBBON_ERR_UNINITIALIZED);
+        }
+        // Never runs a kernel this CPU lacks, whatever the struct says:
+        // the kernel table checks the backend again.
+        Validated::new(&header, backend).map_err(Error::code)?
     };
-    Ok((header, backend, bytes))
-}
-
-/// [`load_filter`]'s decoded state and bytes.
-///
-/// # Safety
-/// As for [`load_filter`].
-unsafe fn load_state(f: &ribbon_filter) -> Result<(Validated, &[u8]), i32> {
-    // SAFETY: as for this function.
-    let (header, backend, bytes) = unsafe { load_header(f) }?;
-    if header.geometry.kind == Kind::Bumped {
-        let validated =
-            Validated::for_bumped(bytes, backend).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-        return Ok((validated, bytes));
-    }
-    // Never runs a kernel this CPU lacks, whatever the struct says: the
-    // kernel table checks the backend again.
-    let validated = Validated::new(&header, backend).map_err(Error::code)?;
-    Ok((validated, bytes))
+    Ok(FilterRef::from_validated(validated, view.bytes))
 }
 
 fn store_banding(b: &mut ribbon_banding, banding: &Banding<'_>, scratch: *mut u64, words: usize) {
@@ -474,90 +642,59 @@ fn load_retrieval_plan(p: &ribbon_retrieval_plan) -> Result<RetrievalPlan, i32> 
         .map_err(Error::code)
 }
 
-/// Fills in `r` for `view`, whose bytes the caller passed as `bytes` (kept
-/// as [`store_filter`] keeps a filter's).
-fn store_retrieval(r: &mut ribbon_retrieval, view: &RetrievalRef<'_>, bytes: *const u8) {
-    let mut words = [0u64; 7];
-    words[0] = RETRIEVAL_MAGIC;
-    words[1] = view.as_bytes().len() as u64;
-    words[2] = view.num_keys();
-    words[3] = pack_retrieval(
-        view.width(),
-        view.value_bits(),
-        Some(view.backend()),
-        view.seed(),
-    );
-    words[6] = check_word_with(&words, bytes);
+/// Fills in `r` for `view`, whose bytes the caller passed as `bytes`.
+fn store_retrieval(
+    r: &mut ribbon_retrieval,
+    view: &RetrievalRef<'_>,
+    bytes: *const u8,
+) -> Result<(), Error> {
+    let fields = ViewFields {
+        bytes: view.as_bytes(),
+        backend: view.backend(),
+        first: view.first_layer()?,
+        kind: view.kind().code(),
+        seed: view.seed(),
+        value_bits: view.value_bits(),
+        num_keys: view.num_keys(),
+    };
+    r.words = view_words(RETRIEVAL_MAGIC, &fields, bytes);
     r.bytes = PtrSlot::new(bytes);
-    r.words = words;
+    Ok(())
 }
 
-/// What [`store_retrieval`] stored.
-struct StoredRetrieval<'a> {
-    bytes: &'a [u8],
-    backend: Backend,
-    width: Width,
-    value_bits: u32,
-    seed: u32,
-    num_keys: u64,
+/// What [`store_retrieval`] stored in `r`, checked.
+///
+/// # Safety
+/// As for [`load_view`].
+#[inline(always)]
+unsafe fn load_stored_retrieval(r: &ribbon_retrieval) -> Result<CheckedView<'_>, i32> {
+    // SAFETY: forwarded contract.
+    unsafe { load_view(RETRIEVAL_MAGIC, r.bytes, &r.words) }
 }
 
-/// The fields [`store_retrieval`] stored, checked against the struct's
-/// magic and check word (not against the bytes).
+/// The whole view [`store_retrieval`] stored (for batches): the bytes'
+/// header decoded again, which must state what the struct does.
 ///
 /// # Safety
 /// The bytes the view was opened on are still alive and unchanged (the
 /// documented contract of `ribbon_retrieval_open`).
-#[inline(always)]
-unsafe fn load_retrieval_fields(r: &ribbon_retrieval) -> Result<StoredRetrieval<'_>, i32> {
-    let (w, ptr) = (&r.words, r.bytes.get());
-    if w[0] != RETRIEVAL_MAGIC || w[6] != check_word_with(w, ptr) || w[4..6] != [0; 2] {
-        return Err(RIBBON_ERR_UNINITIALIZED);
-    }
-    let (width, value_bits, backend, seed) =
-        unpack_retrieval(w[3]).ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let backend = backend.ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let len = usize::try_from(w[1]).map_err(|_| RIBBON_ERR_UNINITIALIZED)?;
-    if ptr.is_null() || len > isize::MAX as usize {
-        return Err(RIBBON_ERR_UNINITIALIZED);
-    }
-    // SAFETY: `ptr` and `len` were taken from a slice that
-    // `ribbon_retrieval_open` validated; the caller keeps those bytes alive
-    // and unchanged.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    Ok(StoredRetrieval {
-        bytes,
-        backend,
-        width,
-        value_bits,
-        seed,
-        num_keys: w[2],
-    })
-}
-
-/// Rebuilds the view stored by [`store_retrieval`]: the bytes' header is
-/// decoded again (the state holds kernel pointers, which the struct does
-/// not keep) and must state what the struct does.
-///
-/// # Safety
-/// As for [`load_retrieval_fields`].
-#[inline(always)]
 unsafe fn load_retrieval(r: &ribbon_retrieval) -> Result<RetrievalRef<'_>, i32> {
     // SAFETY: forwarded contract.
-    let stored = unsafe { load_retrieval_fields(r) }?;
+    let stored = unsafe { load_stored_retrieval(r) }?;
+    let backend = stored.backend().ok_or(RIBBON_ERR_UNINITIALIZED)?;
     let bytes = stored.bytes;
     // Never runs a kernel this CPU lacks, whatever the struct says: the
     // kernel table checks the backend again. Bytes that no longer decode
     // are a view gone bad.
-    let state = RetrievalState::decode(bytes, stored.backend).map_err(|e| match e {
+    let state = RetrievalState::decode(bytes, backend).map_err(|e| match e {
         Error::BackendUnavailable => e.code(),
         _ => RIBBON_ERR_UNINITIALIZED,
     })?;
     let view = RetrievalRef::from_state(state, bytes);
-    if view.width() != stored.width
-        || view.value_bits() != stored.value_bits
-        || view.num_keys() != stored.num_keys
-        || view.seed() != stored.seed
+    if view.width() != stored.parts().geometry.width
+        || view.value_bits() != stored.value_bits()
+        || view.num_keys() != stored.num_keys()
+        || view.seed() != stored.seed()
     {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
@@ -1166,8 +1303,7 @@ impl OpenedView for ribbon_filter {
             true => FilterRef::from_bytes(bytes)?,
             false => FilterRef::from_bytes_unverified(bytes)?,
         };
-        store_filter(self, &view, ptr);
-        Ok(())
+        store_filter(self, &view, ptr)
     }
 }
 
@@ -1178,8 +1314,7 @@ impl OpenedView for ribbon_retrieval {
             true => RetrievalRef::from_bytes(bytes)?,
             false => RetrievalRef::from_bytes_unverified(bytes)?,
         };
-        store_retrieval(self, &view, ptr);
-        Ok(())
+        store_retrieval(self, &view, ptr)
     }
 }
 
@@ -1227,12 +1362,12 @@ pub unsafe extern "C" fn ribbon_contains(f: *const ribbon_filter, hash: u64) -> 
         return RIBBON_ERR_NULL;
     };
     // SAFETY: the view's bytes are alive per the contract.
-    match unsafe { load_header(f) } {
-        Ok((header, backend, bytes)) => match contains_once(&header, backend, bytes, hash) {
+    match unsafe { load_stored_filter(f) } {
+        Ok(view) => match view.answer::<QueryKernels<Parts>>(hash) {
             Ok(answer) => i32::from(answer),
-            // As `load_state` answers: the kernel table refuses a backend
-            // this CPU lacks; bytes that no longer decode are a view gone
-            // bad.
+            // As `load_filter` answers: the kernel table refuses a backend
+            // this CPU lacks; bytes that no longer hold the layer are a
+            // view gone bad.
             Err(e @ Error::BackendUnavailable) => e.code(),
             Err(_) => RIBBON_ERR_UNINITIALIZED,
         },
@@ -1578,15 +1713,15 @@ pub unsafe extern "C" fn ribbon_retrieval_open_unverified(
 /// As for `ribbon_retrieval_get`.
 unsafe fn retrieval_value(
     r: *const ribbon_retrieval,
-    read: impl FnOnce(RetrievalRef<'_>) -> u64,
+    read: impl FnOnce(&CheckedView<'_>) -> u64,
 ) -> u64 {
     // SAFETY: the caller passes NULL or a valid `ribbon_retrieval`.
     let Some(r) = (unsafe { r.as_ref() }) else {
         return 0;
     };
     // SAFETY: the view's bytes are alive per the contract.
-    match unsafe { load_retrieval(r) } {
-        Ok(view) => read(view),
+    match unsafe { load_stored_retrieval(r) } {
+        Ok(view) => read(&view),
         Err(_) => 0,
     }
 }
@@ -1605,11 +1740,9 @@ pub unsafe extern "C" fn ribbon_retrieval_get(r: *const ribbon_retrieval, hash: 
     let Some(r) = (unsafe { r.as_ref() }) else {
         return 0;
     };
-    // SAFETY: the view's bytes are alive per the contract. The struct
-    // holds no decoded state: `get_once` reads only what the query needs
-    // (the bytes were validated when the view opened).
-    match unsafe { load_retrieval_fields(r) } {
-        Ok(stored) => get_once(stored.bytes, stored.backend, hash).unwrap_or(0),
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_stored_retrieval(r) } {
+        Ok(view) => view.answer::<EvalKernels<Parts>>(hash).unwrap_or(0),
         Err(_) => 0,
     }
 }
@@ -1700,7 +1833,7 @@ pub unsafe extern "C" fn ribbon_retrieval_keys(r: *const ribbon_retrieval) -> u6
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_retrieval_bytes(r: *const ribbon_retrieval) -> usize {
     // SAFETY: forwarded contract.
-    unsafe { retrieval_value(r, |view| view.retrieval_bytes() as u64) as usize }
+    unsafe { retrieval_value(r, |view| view.bytes.len() as u64) as usize }
 }
 
 /// The backend new views and builds use (`RIBBON_BACKEND_*`).
@@ -1923,15 +2056,31 @@ unsafe fn serialized_size(
 ///
 /// # Safety
 /// As for `ribbon_contains`.
-unsafe fn view_code(f: *const ribbon_filter, read: impl FnOnce(FilterRef<'_>) -> i32) -> i32 {
+unsafe fn view_code(f: *const ribbon_filter, read: impl FnOnce(&CheckedView<'_>) -> i32) -> i32 {
     // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
     let Some(f) = (unsafe { f.as_ref() }) else {
         return RIBBON_ERR_NULL;
     };
     // SAFETY: the view's bytes are alive per the contract.
-    match unsafe { load_filter(f) } {
-        Ok(view) => read(view),
+    match unsafe { load_stored_filter(f) } {
+        Ok(view) => read(&view),
         Err(code) => code,
+    }
+}
+
+/// `read` of what the view struct `f` holds, or 0 for a NULL or bad view.
+///
+/// # Safety
+/// As for `ribbon_contains`.
+unsafe fn stored_value(f: *const ribbon_filter, read: impl FnOnce(&CheckedView<'_>) -> u64) -> u64 {
+    // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
+    let Some(f) = (unsafe { f.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the view's bytes are alive per the contract.
+    match unsafe { load_stored_filter(f) } {
+        Ok(view) => read(&view),
+        Err(_) => 0,
     }
 }
 
@@ -1942,7 +2091,7 @@ unsafe fn view_code(f: *const ribbon_filter, read: impl FnOnce(FilterRef<'_>) ->
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_kind(f: *const ribbon_filter) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe { view_code(f, |v| v.kind().code() as i32) }
+    unsafe { view_code(f, |v| v.kind() as i32) }
 }
 
 /// The view's ribbon width in bits (64 or 128), or a negative status.
@@ -1952,7 +2101,7 @@ pub unsafe extern "C" fn ribbon_filter_kind(f: *const ribbon_filter) -> i32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_width(f: *const ribbon_filter) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe { view_code(f, |v| v.width().bits() as i32) }
+    unsafe { view_code(f, |v| v.parts().geometry.width.bits() as i32) }
 }
 
 /// The number of keys the view's filter was built from; 0 for a NULL or
@@ -1963,7 +2112,7 @@ pub unsafe extern "C" fn ribbon_filter_width(f: *const ribbon_filter) -> i32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_keys(f: *const ribbon_filter) -> u64 {
     // SAFETY: forwarded contract.
-    unsafe { view_value(f, |v| v.num_keys()) }
+    unsafe { stored_value(f, |v| v.num_keys()) }
 }
 
 /// The serialized length of the view's filter in bytes; 0 for a NULL or
@@ -1974,7 +2123,7 @@ pub unsafe extern "C" fn ribbon_filter_keys(f: *const ribbon_filter) -> u64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_bytes(f: *const ribbon_filter) -> usize {
     // SAFETY: forwarded contract.
-    unsafe { view_value(f, |v| v.filter_bytes() as u64) as usize }
+    unsafe { stored_value(f, |v| v.bytes.len() as u64) as usize }
 }
 
 /// A static, NUL-terminated description of a status code.

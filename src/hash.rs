@@ -145,16 +145,23 @@ pub struct Equation {
 
 /// Hash expansion for one filter: a geometry and a seed, precomputed so that
 /// the per-key work is a handful of multiplies.
+///
+/// Plain bytes, as [`crate::probe::Parts`] needs: `#[repr(C)]`, its
+/// padding a field of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct Expander {
     pub(crate) seed_mix: u64,
     pub(crate) num_starts: u64,
     pub(crate) smash: u64,
-    pub(crate) standard: bool,
     pub(crate) masks: crate::layout::ColumnMasks,
+    pub(crate) standard: bool,
+    /// Zero: the bytes after `standard`, initialized.
+    padding: [u8; 7],
 }
 
 impl Expander {
+    #[inline]
     pub(crate) fn new(g: &crate::layout::Geometry, seed: u32) -> Expander {
         Expander {
             seed_mix: seed_mix(seed),
@@ -162,6 +169,7 @@ impl Expander {
             smash: g.kind.smash(g.width),
             standard: g.kind.is_standard(),
             masks: crate::layout::ColumnMasks::new(g),
+            padding: [0; 7],
         }
     }
 

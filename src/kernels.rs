@@ -27,6 +27,8 @@ use crate::hash::{Coeff, FreeRows};
 use crate::layout::{Geometry, Kind, Width};
 use crate::probe::{NativeProbes, Parts, Probes};
 use crate::word::Rows;
+#[cfg(feature = "capi")]
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 pub(crate) use crate::arch::prefetch_for_write;
 pub(crate) use crate::arch::scalar::{bumped_flag, maybe_bumped};
@@ -192,6 +194,7 @@ impl QueryKernels<Parts> {
     /// place that turns a filter's width and kind into kernel types. An
     /// empty filter (no blocks) gets kernels that answer "absent" without
     /// reading.
+    #[inline]
     pub(crate) fn for_filter(backend: Backend, g: &Geometry) -> Option<Self> {
         if g.num_blocks == 0 {
             // Still refuse a backend the CPU lacks.
@@ -317,6 +320,12 @@ pub(crate) trait LayerKernels: Copy + core::fmt::Debug {
     const MISSING: Self::Answer;
     /// `backend`'s kernels for a layer of geometry `g` (Standard).
     fn for_layer(backend: Backend, g: &Geometry) -> Option<Self>;
+    /// The single-key entry of these kernels.
+    #[cfg(feature = "capi")]
+    fn one_fn(&self) -> OneFn<Self::Answer>;
+    /// The single-key entries resolved so far, by [`kernel_choice`].
+    #[cfg(feature = "capi")]
+    fn resolved() -> &'static ResolvedOnes;
     fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> Self::Answer;
     fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [Self::Answer]);
 }
@@ -326,6 +335,15 @@ impl LayerKernels for QueryKernels<Parts> {
     const MISSING: bool = true;
     fn for_layer(backend: Backend, g: &Geometry) -> Option<Self> {
         Self::for_filter(backend, g)
+    }
+    #[cfg(feature = "capi")]
+    fn one_fn(&self) -> OneFn<bool> {
+        self.contains
+    }
+    #[cfg(feature = "capi")]
+    fn resolved() -> &'static ResolvedOnes {
+        static QUERIES: ResolvedOnes = ResolvedOnes::new();
+        &QUERIES
     }
     #[inline(always)]
     fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> bool {
@@ -343,6 +361,15 @@ impl LayerKernels for EvalKernels<Parts> {
     fn for_layer(backend: Backend, g: &Geometry) -> Option<Self> {
         Self::for_retrieval(backend, g)
     }
+    #[cfg(feature = "capi")]
+    fn one_fn(&self) -> OneFn<u64> {
+        self.get
+    }
+    #[cfg(feature = "capi")]
+    fn resolved() -> &'static ResolvedOnes {
+        static EVALUATIONS: ResolvedOnes = ResolvedOnes::new();
+        &EVALUATIONS
+    }
     #[inline(always)]
     fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> u64 {
         self.get(parts, payload, x)
@@ -351,6 +378,99 @@ impl LayerKernels for EvalKernels<Parts> {
     fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [u64]) {
         self.get_batch(parts, payload, xs, out);
     }
+}
+
+/// A layer's single-key entry: `(parts, payload, hash)` to its answer.
+#[cfg(feature = "capi")]
+pub(crate) type OneFn<A> = fn(&Parts, &[u8], u64) -> A;
+
+/// Kernel choices [`kernel_choice`] numbers: backend (room for 8),
+/// width, probes (Homogeneous, Standard, smashed), column bound (runtime,
+/// 8, 12, 16), empty or not. A backend code past the room gives a choice
+/// past the table, which resolves to nothing.
+#[cfg(feature = "capi")]
+pub(crate) const KERNEL_CHOICES: usize = 8 * 2 * 3 * 4 * 2;
+
+/// Everything [`LayerKernels::for_layer`] picks a single-key entry by, as
+/// one small number below [`KERNEL_CHOICES`]: what a C struct keeps as
+/// its kernel choice, so that a query finds its entry in
+/// [`LayerKernels::resolved`] without matching again.
+#[cfg(feature = "capi")]
+pub(crate) fn kernel_choice(backend: Backend, g: &Geometry) -> u32 {
+    let probes = match g.kind {
+        Kind::Homogeneous => 0,
+        Kind::Standard | Kind::Bumped => 1,
+        Kind::StandardSmash => 2,
+    };
+    let columns = match g.max_columns() {
+        0 => 0,
+        max => match single_query_columns(max) {
+            8 => 1,
+            12 => 2,
+            16 => 3,
+            _ => 0,
+        },
+    };
+    let width = u32::from(g.width == Width::W128);
+    let empty = u32::from(g.num_blocks == 0);
+    ((((backend.code() * 2 + width) * 3 + probes) * 4 + columns) * 2) + empty
+}
+
+/// Single-key entries resolved so far, one slot per kernel choice: each
+/// slot is empty or holds the entry [`LayerKernels::for_layer`] resolved
+/// for that choice (proven then, and the CPU's features do not change).
+#[cfg(feature = "capi")]
+pub(crate) struct ResolvedOnes([AtomicPtr<()>; KERNEL_CHOICES]);
+
+#[cfg(feature = "capi")]
+impl ResolvedOnes {
+    const fn new() -> ResolvedOnes {
+        ResolvedOnes([const { AtomicPtr::new(core::ptr::null_mut()) }; KERNEL_CHOICES])
+    }
+}
+
+/// The single-key entry of kernels `K` for `backend` and a layer of
+/// geometry `g`, whose [`kernel_choice`] is `choice`: from
+/// [`LayerKernels::resolved`] once resolved, a load and a test. `None`
+/// where this CPU or build lacks the backend, or `choice` is not the
+/// choice of `backend` and `g` (checked when resolving, and resolving is
+/// the only way a slot fills).
+#[cfg(feature = "capi")]
+#[inline(always)]
+pub(crate) fn resolved_one<K: LayerKernels>(
+    choice: u32,
+    backend: Backend,
+    g: &Geometry,
+) -> Option<OneFn<K::Answer>> {
+    let slot = K::resolved().0.get(choice as usize)?;
+    let entry = slot.load(Ordering::Relaxed);
+    if entry.is_null() {
+        return resolve_one::<K>(slot, choice, backend, g);
+    }
+    // SAFETY: a slot holds null or an `OneFn<K::Answer>` that
+    // `resolve_one` stored, proven for this CPU; `K::resolved` is `K`'s
+    // own table. Function and data pointers have one size and
+    // representation on every target this crate builds for.
+    Some(unsafe { core::mem::transmute::<*mut (), OneFn<K::Answer>>(entry) })
+}
+
+/// [`resolved_one`]'s first call for a choice: resolves it and fills its
+/// slot.
+#[cfg(feature = "capi")]
+#[cold]
+#[inline(never)]
+fn resolve_one<K: LayerKernels>(
+    slot: &AtomicPtr<()>,
+    choice: u32,
+    backend: Backend,
+    g: &Geometry,
+) -> Option<OneFn<K::Answer>> {
+    if kernel_choice(backend, g) != choice {
+        return None;
+    }
+    let one = K::for_layer(backend, g)?.one_fn();
+    slot.store(one as *mut (), Ordering::Relaxed);
+    Some(one)
 }
 
 /// `backend`'s scan of a Bumped filter's first layer for batch queries

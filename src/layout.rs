@@ -35,6 +35,7 @@ use crate::key_hash::{hash_key, hash_key_with_seed};
 /// Ribbon width `w`: the number of slots one key's equation spans, and the
 /// size of an ICML word. The default is [`Width::W64`], the faster one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u16)]
 pub enum Width {
     /// 64-bit ribbon: faster, about 10 % space overhead (Homogeneous).
     #[default]
@@ -70,6 +71,7 @@ impl Width {
 /// Which Ribbon filter construction to use. The default is
 /// [`Kind::Homogeneous`], which never fails to build.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u16)]
 pub enum Kind {
     /// Homogeneous Ribbon (paper section 4): solves `h(x)·Z = 0`; never fails
     /// to build, FP rate slightly above `2^-r`. The default choice.
@@ -142,18 +144,23 @@ pub(crate) const MAX_COLUMNS: u32 = 64;
 
 /// The shape of a filter's solution: everything needed for ICML index math
 /// and hash expansion except the seed.
+///
+/// Plain bytes, as [`crate::probe::Parts`] needs: `#[repr(C)]` with no
+/// padding (two `usize`, a `u32`, two 2-byte enums).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub(crate) struct Geometry {
+    pub(crate) num_blocks: usize,
+    pub(crate) upper_start_block: usize,
+    pub(crate) lower_columns: u32,
     pub(crate) kind: Kind,
     pub(crate) width: Width,
-    pub(crate) num_blocks: usize,
-    pub(crate) lower_columns: u32,
-    pub(crate) upper_start_block: usize,
 }
 
 impl Geometry {
     /// Builds a geometry, checking every invariant the query relies on and
     /// that every derived size fits in `usize`.
+    #[inline]
     pub(crate) fn new(
         kind: Kind,
         width: Width,
@@ -304,6 +311,7 @@ pub(crate) fn column_mask(columns: u32) -> u64 {
 /// RocksDB probes both take their masks from here (the vector expansion
 /// broadcasts the same three values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct ColumnMasks {
     /// First start slot of the upper blocks.
     pub(crate) upper_start_slot: u64,
@@ -314,6 +322,7 @@ pub(crate) struct ColumnMasks {
 }
 
 impl ColumnMasks {
+    #[inline]
     pub(crate) fn new(g: &Geometry) -> ColumnMasks {
         ColumnMasks {
             upper_start_slot: g.upper_start_slot(),

@@ -146,6 +146,7 @@ mod fp;
 mod hash;
 mod kernels;
 mod key_hash;
+mod layered;
 mod layout;
 mod plan;
 mod probe;

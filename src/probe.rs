@@ -97,11 +97,37 @@ pub(crate) struct NativeProbes<const STANDARD: bool, const SMASH: bool> {
 
 /// What the native kernels need of a filter besides its payload: the
 /// geometry and the hash expansion.
+///
+/// Plain bytes: `#[repr(C)]` with no padding anywhere (asserted below), so
+/// that the C ABI can keep one in a caller's struct, check it as words and
+/// hand the kernels a reference to it, as a Rust view does with its own
+/// ([`Parts::WORDS`]).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub(crate) struct Parts {
     pub(crate) geometry: Geometry,
     pub(crate) expander: Expander,
 }
+
+impl Parts {
+    /// The 8-byte words a [`Parts`] fills (the last one partly on 32-bit
+    /// targets).
+    #[cfg(feature = "capi")]
+    pub(crate) const WORDS: usize = core::mem::size_of::<Parts>().div_ceil(8);
+}
+
+// No padding: every byte of a `Parts` is a field's (so reading one as
+// words reads initialized bytes only).
+const _: () = {
+    use crate::layout::{ColumnMasks, Kind, Width};
+    use core::mem::{align_of, size_of};
+    assert!(size_of::<Kind>() == 2 && size_of::<Width>() == 2);
+    assert!(size_of::<Geometry>() == 2 * size_of::<usize>() + 4 + 2 + 2);
+    assert!(size_of::<ColumnMasks>() == 24);
+    assert!(size_of::<Expander>() == 24 + 24 + 1 + 7);
+    assert!(size_of::<Parts>() == size_of::<Geometry>() + size_of::<Expander>());
+    assert!(align_of::<Parts>() <= 8);
+};
 
 // SAFETY: `probe_for` keeps every probe inside a validated geometry's
 // payload: starts are below `num_starts`, so blocks are below `num_blocks`,

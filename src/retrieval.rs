@@ -30,11 +30,9 @@ use crate::band::{self, AddOutcome, insert};
 use crate::bump::{self, Bounds, Shape};
 use crate::bumped_layout::{self, LAST_LAYER_KEYS};
 use crate::error::Error;
-use crate::filter::BumpedTop;
-#[cfg(feature = "capi")]
-use crate::filter::{bumped_once, layer_once};
 use crate::hash::{Coeff, Expander, FreeRows};
 use crate::kernels::{EvalKernels, SolveKernel};
+use crate::layered::BumpedTop;
 use crate::layout::{
     self, Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, VERSION, Width,
     column_mask, header_start, header_u32, header_u64, is_bumped_of,
@@ -766,27 +764,6 @@ impl RetrievalState {
     }
 }
 
-/// One evaluation of the validated structure `bytes`, with `backend`,
-/// without a view: for the C ABI's `ribbon_retrieval_get`, whose struct
-/// holds no decoded state. A view's state, with Bumped layers' query state,
-/// costs many times a query to build; this reads what the query needs:
-/// the header, or a Bumped structure's first layer and, for a key that
-/// layer bumped, the later layers one at a time. Bytes changed since they
-/// were validated give some value or an error, never a panic.
-#[cfg(feature = "capi")]
-pub(crate) fn get_once(bytes: &[u8], backend: Backend, hash: u64) -> Result<u64, Error> {
-    type Kernels = EvalKernels<Parts>;
-    if !is_bumped_of(Family::Retrieval, bytes) {
-        // The whole header against the bytes' length: they may have
-        // changed since the view opened.
-        let h = RetrievalHeader::decode(bytes)?;
-        return layer_once::<Kernels>(backend, &h.geometry, h.seed, payload(bytes), hash);
-    }
-    let g =
-        bumped_layout::Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
-    bumped_once::<Kernels>(bytes, &g, backend, hash)
-}
-
 /// The payload of a structure's bytes.
 #[inline(always)]
 fn payload(bytes: &[u8]) -> &[u8] {
@@ -952,6 +929,19 @@ impl<'a> RetrievalRef<'a> {
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn state(&self) -> RetrievalState {
         self.state
+    }
+
+    /// The first layer, as a caller with no view keeps it (the C ABI).
+    #[cfg(feature = "capi")]
+    pub(crate) fn first_layer(&self) -> Result<crate::layered::FirstLayer, Error> {
+        use crate::layered::FirstLayer;
+        match self.state.bumped {
+            Some(_) => FirstLayer::of_bumped(self.bytes),
+            None => Ok(FirstLayer::single(
+                self.state.parts.geometry,
+                self.state.seed,
+            )),
+        }
     }
 
     /// A view of `bytes` with a state decoded from them before.

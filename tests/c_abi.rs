@@ -317,10 +317,10 @@ fn header_declares_every_entry_point() {
     // C test).
     for (name, words) in [
         ("ribbon_plan", 8),
-        ("ribbon_filter", 8),
+        ("ribbon_filter", 20),
         ("ribbon_banding", 16),
         ("ribbon_retrieval_plan", 8),
-        ("ribbon_retrieval", 8),
+        ("ribbon_retrieval", 20),
     ] {
         let c = format!("    uint64_t opaque[{words}];\n}} {name};");
         assert!(header.contains(&c), "{name}: no `{c}` in the header");

@@ -31,19 +31,21 @@ const LAYERS: &[(&str, u32)] = &[
     // The kernels, then the table that alone calls them.
     ("arch", 6),
     ("kernels", 7),
+    // The layered query of Bumped Ribbon, for every view.
+    ("layered", 8),
     // Views, banding, planning.
-    ("filter", 8),
-    ("band", 9),
-    ("bump", 10),
-    ("plan", 11),
-    ("bounds", 12),
+    ("filter", 9),
+    ("band", 10),
+    ("bump", 11),
+    ("plan", 12),
+    ("bounds", 13),
     // Retrieval: Standard Ribbon with values as right sides (issue 19).
-    ("retrieval", 12),
+    ("retrieval", 13),
     // Front ends.
-    ("owned", 13),
-    ("owned_retrieval", 13),
-    ("rocksdb", 13),
-    ("ffi", 13),
+    ("owned", 14),
+    ("owned_retrieval", 14),
+    ("rocksdb", 14),
+    ("ffi", 14),
 ];
 
 fn root() -> PathBuf {

@@ -21,10 +21,10 @@
 
 /* The ABI: struct sizes and constants are fixed until a major version. */
 STATIC_ASSERT(sizeof(ribbon_plan) == 64, "ribbon_plan is 64 bytes");
-STATIC_ASSERT(sizeof(ribbon_filter) == 64, "ribbon_filter is 64 bytes");
+STATIC_ASSERT(sizeof(ribbon_filter) == 160, "ribbon_filter is 160 bytes");
 STATIC_ASSERT(sizeof(ribbon_banding) == 128, "ribbon_banding is 128 bytes");
 STATIC_ASSERT(sizeof(ribbon_retrieval_plan) == 64, "ribbon_retrieval_plan is 64 bytes");
-STATIC_ASSERT(sizeof(ribbon_retrieval) == 64, "ribbon_retrieval is 64 bytes");
+STATIC_ASSERT(sizeof(ribbon_retrieval) == 160, "ribbon_retrieval is 160 bytes");
 STATIC_ASSERT(RIBBON_ADD_INSERTED == 0 && RIBBON_ADD_REDUNDANT == 1 && RIBBON_ADD_INCONSISTENT == 2 &&
                   RIBBON_ADD_FULL == 3,
               "banding outcomes");
@@ -1355,20 +1355,22 @@ static void check_retrieval_errors(void) {
                  RIBBON_ERR_MISALIGNED);
     CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, keys + 1), RIBBON_ERR_OVERLAP);
     {
-        /* out over the view struct or the structure's bytes. */
-        uint64_t *arena = (uint64_t *)malloc(bytes + 80);
+        /* out over the view struct or the structure's bytes: the struct
+         * in words [0, sw), one free word, then the bytes. */
+        const size_t sw = sizeof(ribbon_retrieval) / sizeof(uint64_t);
+        uint64_t *arena = (uint64_t *)malloc(bytes + sizeof(ribbon_retrieval) + 16);
         ribbon_retrieval *inside = (ribbon_retrieval *)arena;
         if (!arena) {
             abort();
         }
-        memcpy(arena + 9, out, bytes);
-        CHECK_STATUS(ribbon_retrieval_open(inside, (const uint8_t *)(arena + 9), bytes), RIBBON_OK);
-        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 4, arena + 5), RIBBON_ERR_OVERLAP);
-        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 4, arena + 10), RIBBON_ERR_OVERLAP);
-        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 2, arena + 8), RIBBON_ERR_OVERLAP);
+        memcpy(arena + sw + 1, out, bytes);
+        CHECK_STATUS(ribbon_retrieval_open(inside, (const uint8_t *)(arena + sw + 1), bytes), RIBBON_OK);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 4, arena + sw - 3), RIBBON_ERR_OVERLAP);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 4, arena + sw + 2), RIBBON_ERR_OVERLAP);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 2, arena + sw), RIBBON_ERR_OVERLAP);
         /* Touching both is fine. */
-        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 1, arena + 8), RIBBON_OK);
-        CHECK(arena[8] == values[0]);
+        CHECK_STATUS(ribbon_retrieval_get_batch(inside, keys, 1, arena + sw), RIBBON_OK);
+        CHECK(arena[sw] == values[0]);
         free(arena);
     }
     CHECK_STATUS(ribbon_retrieval_get_batch(&map, keys, n, got), RIBBON_OK);

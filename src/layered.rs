@@ -1,0 +1,584 @@
+//! The layered query of Bumped Ribbon, for filters and retrieval alike.
+//!
+//! A Bumped structure is a stack of Standard Ribbon layers. Each layer but
+//! the last keeps a threshold per bucket of starts: a key whose start lies
+//! past its bucket's threshold was bumped, so the layer's answer for it is
+//! meaningless and the next layer answers instead (1 key in 12 at w = 64
+//! reaches the second layer, 1 in 2,000 the third).
+//!
+//! [`BumpedTop`] is what a view keeps to answer that way: the first
+//! layer's thresholds and payload (as ranges of the bytes) and the query
+//! state of the next two layers; deeper layers are decoded from the bytes
+//! when a key reaches them ([`walk_layers`]). It is generic over a layer's
+//! kernels ([`LayerKernels`]): a filter's answers (`bool`) or a retrieval
+//! structure's values (`u64`), so both families share one layered query.
+//!
+//! [`FirstLayer`] is the same query with no view at all, for callers that
+//! keep only a few words of state (the C ABI's structs): the first layer's
+//! geometry, seed and ranges, and nothing that points into the code.
+
+use crate::backend::Backend;
+use crate::bumped_layout::{self, Buckets, BumpedHeader, BumpedKey, Layers, ThresholdsRef};
+use crate::error::Error;
+use crate::hash::Expander;
+use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn, bumped_flag, maybe_bumped};
+#[cfg(feature = "capi")]
+use crate::layout::{Geometry, HEADER_BYTES};
+use crate::probe::Parts;
+
+/// Keys a Bumped structure's batch query gathers before the second layer
+/// answers them (about 2 KB of stack for them; 128 were no faster).
+const BUMPED_BATCH: usize = 64;
+
+/// Keys a Bumped batch query answers from the first layer before it scans
+/// their thresholds: 16 KiB of hashes, which the scan finds in L1 or L2.
+const SCAN_BLOCK: usize = 2048;
+
+/// Layers after the first whose query state a view keeps (deeper ones are
+/// decoded from the bytes when a key reaches them: 1 in 2,000 keys or
+/// fewer).
+const CACHED_LAYERS: usize = 2;
+
+/// What a view of a Bumped structure keeps besides its first layer's
+/// parts and kernels (for a filter, `Validated::parts` and `kernels`):
+/// where the first layer's thresholds and payload lie in the bytes (as
+/// ranges, so that the state has no borrow), and the next layers' query
+/// state. `K` are a layer's kernels: a filter's queries or a retrieval
+/// structure's evaluations ([`LayerKernels`]); the layered query is one
+/// for both.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BumpedTop<K = QueryKernels<Parts>> {
+    num_layers: usize,
+    buckets: Buckets,
+    first: LayerRanges,
+    cached: [Option<CachedLayer<K>>; CACHED_LAYERS],
+    /// The backend's scan of the first layer's thresholds for batches.
+    scan: ScanBumpedFn,
+    backend: Backend,
+    /// The serialized length.
+    len: usize,
+}
+
+/// Where a layer's thresholds and payload lie in the structure's bytes.
+#[derive(Clone, Copy, Debug)]
+struct LayerRanges {
+    groups: (usize, usize),
+    listed: (usize, usize),
+    payload: (usize, usize),
+}
+
+impl LayerRanges {
+    fn of(layer: &bumped_layout::LayerRef<'_>) -> LayerRanges {
+        let t = &layer.thresholds;
+        let groups = (layer.data_at, layer.data_at + t.groups.len());
+        let listed = (groups.1, groups.1 + t.listed.len());
+        let payload = (listed.1, listed.1 + layer.payload.len());
+        LayerRanges {
+            groups,
+            listed,
+            payload,
+        }
+    }
+
+    /// The layer's thresholds in `bytes`.
+    #[inline(always)]
+    fn thresholds<'b>(&self, buckets: Buckets, bytes: &'b [u8]) -> ThresholdsRef<'b> {
+        // The list follows the groups: one range check for both.
+        let both = bytes.get(self.groups.0..self.listed.1).unwrap_or(&[]);
+        let (groups, listed) = both
+            .split_at_checked(self.groups.1 - self.groups.0)
+            .unwrap_or((&[], &[]));
+        ThresholdsRef {
+            buckets,
+            groups,
+            listed,
+        }
+    }
+}
+
+/// A later layer's query state.
+#[derive(Clone, Copy, Debug)]
+struct CachedLayer<K> {
+    parts: Parts,
+    kernels: K,
+    ranges: LayerRanges,
+    last: bool,
+}
+
+impl<K: LayerKernels> CachedLayer<K> {
+    fn new(layer: &bumped_layout::LayerRef<'_>, backend: Backend) -> Result<CachedLayer<K>, Error> {
+        let g = layer.geometry;
+        Ok(CachedLayer {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, layer.seed),
+            },
+            kernels: K::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?,
+            ranges: LayerRanges::of(layer),
+            last: layer.last,
+        })
+    }
+}
+
+impl<K: LayerKernels> BumpedTop<K> {
+    /// The first layer of the Bumped structure `bytes` (validated) and
+    /// what a view keeps of the others, querying with `backend`.
+    pub(crate) fn decode(
+        bytes: &[u8],
+        backend: Backend,
+    ) -> Result<(bumped_layout::LayerRef<'_>, BumpedHeader, BumpedTop<K>), Error> {
+        let mut layers = Layers::new(bytes)?;
+        let header = layers.header();
+        let mut keys = header.num_keys;
+        let first = layers
+            .next_layer(keys, false)
+            .ok_or(Error::CorruptHeader)??;
+        keys = first.num_keys;
+        let mut cached = [None; CACHED_LAYERS];
+        for slot in cached.iter_mut() {
+            match layers.next_layer(keys, false) {
+                Some(layer) => {
+                    let layer = layer?;
+                    keys = layer.num_keys;
+                    *slot = Some(CachedLayer::new(&layer, backend)?);
+                }
+                None => break,
+            }
+        }
+        let top = BumpedTop {
+            scan: kernels::scan_bumped(backend).ok_or(Error::BackendUnavailable)?,
+            backend,
+            num_layers: header.num_layers,
+            buckets: first.thresholds.buckets,
+            first: LayerRanges::of(&first),
+            cached,
+            len: bytes.len(),
+        };
+        Ok((first, header, top))
+    }
+
+    /// The first layer's payload in `bytes`.
+    #[inline(always)]
+    pub(crate) fn first_payload<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        bytes
+            .get(self.first.payload.0..self.first.payload.1)
+            .unwrap_or(&[])
+    }
+
+    /// The serialized length of the structure this was decoded from.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// One key's answer: the first layer's (`parts`, `kernels`; `payload`
+    /// is [`BumpedTop::first_payload`] of `bytes`) unless the key's bucket
+    /// bumped it. Out of line, so that a filter of another kind keeps its
+    /// query one predictable branch and one indirect call.
+    #[inline(never)]
+    pub(crate) fn one(
+        &self,
+        parts: &Parts,
+        kernels: &K,
+        bytes: &[u8],
+        payload: &[u8],
+        hash: u64,
+    ) -> K::Answer {
+        if self.num_layers > 1 {
+            let thresholds = self.first.thresholds(self.buckets, bytes);
+            // One branch, taken by about 1 key in 11 at w = 64 (bumped,
+            // or its threshold maybe listed): the decoding's other ways
+            // are selects.
+            if maybe_bumped(parts, &thresholds, hash)
+                && let Some(answer) = self.bumped_or_listed(parts, bytes, hash)
+            {
+                return answer;
+            }
+        }
+        kernels.one(parts, payload, hash)
+    }
+
+    /// A key of [`BumpedTop::one`] whose first-layer bucket bumped it, or
+    /// may list its threshold: its answer from the layers after the first,
+    /// or `None` when the first layer answers it after all.
+    #[inline(never)]
+    fn bumped_or_listed(&self, parts: &Parts, bytes: &[u8], hash: u64) -> Option<K::Answer> {
+        let thresholds = self.first.thresholds(self.buckets, bytes);
+        let x = bumped_by(parts, &thresholds, hash)?;
+        Some(self.deeper(bytes, x))
+    }
+
+    /// Every hash's answer into `out`, the first layer's kernels (of
+    /// `parts` and `kernels`) first: the keys it bumped (about 1 in 12 at
+    /// w = 64) ask the layers after it, gathered [`BUMPED_BATCH`] at a
+    /// time so that the next layer's batch kernel answers them too.
+    pub(crate) fn batch(
+        &self,
+        parts: &Parts,
+        kernels: &K,
+        bytes: &[u8],
+        hashes: &[u64],
+        out: &mut [K::Answer],
+    ) {
+        let payload = self.first_payload(bytes);
+        if self.num_layers == 1 {
+            kernels.batch(parts, payload, hashes, out);
+            return;
+        }
+        // A block at a time, so that the threshold scan reads the hashes
+        // while the cache still holds them (a whole batch's hashes, read
+        // twice, can come from memory twice).
+        for (block, answers) in hashes.chunks(SCAN_BLOCK).zip(out.chunks_mut(SCAN_BLOCK)) {
+            kernels.batch(parts, payload, block, answers);
+            self.batch_bumped(parts, bytes, block, answers);
+        }
+    }
+
+    /// The rest of [`BumpedTop::batch`] once the first layer answered.
+    #[inline(never)]
+    fn batch_bumped(&self, parts: &Parts, bytes: &[u8], hashes: &[u64], out: &mut [K::Answer]) {
+        let thresholds = self.first.thresholds(self.buckets, bytes);
+        let mut bumped = [BumpedKey::default(); BUMPED_BATCH];
+        let unscanned =
+            scan_in_pieces(self.scan, parts, &thresholds, hashes, &mut bumped, |keys| {
+                self.answer_bumped(bytes, keys, out);
+            });
+        // Should a scan have taken no key, the rest go one by one (never
+        // skipped: that could be a false negative).
+        let rest = hashes.get(unscanned..).unwrap_or(&[]);
+        let outs = out.get_mut(unscanned..).unwrap_or(&mut []);
+        for (&hash, answer) in rest.iter().zip(outs) {
+            if let Some(x) = bumped_by(parts, &thresholds, hash) {
+                *answer = self.deeper(bytes, x);
+            }
+        }
+    }
+
+    /// Answers the keys the first layer bumped (what it remixed each to,
+    /// and where its answer goes): all through the second layer's batch
+    /// kernel, then those the second layer bumped in turn (1 in 12 of
+    /// them at w = 64, found by the same threshold scan as the first
+    /// layer's, without a branch per key) one by one.
+    fn answer_bumped(&self, bytes: &[u8], bumped: &[BumpedKey], out: &mut [K::Answer]) {
+        let answer_deeper = |key: &BumpedKey, out: &mut [K::Answer]| {
+            if let Some(answer) = out.get_mut(key.at) {
+                *answer = self.deeper(bytes, key.x);
+            }
+        };
+        let Some(second) = &self.cached[0] else {
+            // A structure of more layers than the view keeps, bytes that
+            // lost the second: key by key.
+            for key in bumped {
+                answer_deeper(key, out);
+            }
+            return;
+        };
+        let mut xs = [0u64; BUMPED_BATCH];
+        for (x, key) in xs.iter_mut().zip(bumped) {
+            *x = key.x;
+        }
+        let mut answers = [K::Answer::default(); BUMPED_BATCH];
+        let count = bumped.len().min(BUMPED_BATCH);
+        let (Some(xs), Some(answers)) = (xs.get(..count), answers.get_mut(..count)) else {
+            return;
+        };
+        let (from, to) = second.ranges.payload;
+        let payload = bytes.get(from..to).unwrap_or(&[]);
+        second.kernels.batch(&second.parts, payload, xs, answers);
+        for (&answer, key) in answers.iter().zip(bumped) {
+            if let Some(out) = out.get_mut(key.at) {
+                *out = answer;
+            }
+        }
+        if second.last {
+            return;
+        }
+        // The keys the second layer bumped: `at` is their place in `xs`.
+        let thresholds = second.ranges.thresholds(self.buckets, bytes);
+        // About 1 in 12 of them, a scan at a time (16 entries, two
+        // vectors' worth: the stack batch queries take on 32-bit targets
+        // stays what it was when the second layer listed its kept keys).
+        let mut deeper = [BumpedKey::default(); 16];
+        let unscanned = scan_in_pieces(
+            self.scan,
+            &second.parts,
+            &thresholds,
+            xs,
+            &mut deeper,
+            |keys| {
+                for key in keys.iter().filter_map(|d| bumped.get(d.at)) {
+                    answer_deeper(key, out);
+                }
+            },
+        );
+        // Should a scan have taken no key: the rest one by one.
+        for key in bumped.get(unscanned..count).unwrap_or(&[]) {
+            answer_deeper(key, out);
+        }
+    }
+
+    /// The layers after the first, for a key the first bumped (`x`: what
+    /// the first layer remixed it to). Bytes that no longer hold a layer
+    /// answer [`LayerKernels::MISSING`].
+    #[inline]
+    fn deeper(&self, bytes: &[u8], mut x: u64) -> K::Answer {
+        for layer in self.cached.iter().flatten() {
+            if !layer.last {
+                let thresholds = layer.ranges.thresholds(self.buckets, bytes);
+                if let Some(y) = bumped_by(&layer.parts, &thresholds, x) {
+                    x = y;
+                    continue;
+                }
+            }
+            let (from, to) = layer.ranges.payload;
+            return match bytes.get(from..to) {
+                Some(payload) => layer.kernels.one(&layer.parts, payload, x),
+                None => K::MISSING,
+            };
+        }
+        self.uncached(bytes, 1 + CACHED_LAYERS, x)
+    }
+
+    /// [`BumpedTop::deeper`] from layer `from` on, decoding the layers
+    /// from the bytes.
+    #[cold]
+    #[inline(never)]
+    fn uncached(&self, bytes: &[u8], from: usize, x: u64) -> K::Answer {
+        walk_layers::<K>(bytes, self.backend, from, x)
+    }
+}
+
+/// The answer of the layers after the first `from` of the Bumped structure
+/// `bytes` (validated) for a key that reached them as `x` (what the layer
+/// before remixed it to), with `backend`'s kernels `K`: each layer decoded
+/// from the bytes as the key reaches it and nothing kept, so that it needs
+/// little stack (a view's layers past those it keeps; the C ABI's one-shot
+/// queries). Bytes that no longer hold a layer answer
+/// [`LayerKernels::MISSING`].
+#[inline(never)]
+fn walk_layers<K: LayerKernels>(
+    bytes: &[u8],
+    backend: Backend,
+    from: usize,
+    mut x: u64,
+) -> K::Answer {
+    let Ok(mut layers) = Layers::new(bytes) else {
+        return K::MISSING;
+    };
+    let mut keys = layers.header().num_keys;
+    let mut i = 0;
+    while let Some(Ok(layer)) = layers.next_layer(keys, false) {
+        keys = layer.num_keys;
+        i += 1;
+        if i <= from {
+            continue;
+        }
+        let g = layer.geometry;
+        let parts = Parts {
+            geometry: g,
+            expander: Expander::new(&g, layer.seed),
+        };
+        if !layer.last
+            && let Some(y) = bumped_by(&parts, &layer.thresholds, x)
+        {
+            x = y;
+            continue;
+        }
+        let Some(kernels) = K::for_layer(backend, &g) else {
+            return K::MISSING;
+        };
+        return kernels.one(&parts, layer.payload, x);
+    }
+    K::MISSING
+}
+
+/// Scans `hashes` with `scan` for the keys a layer (`parts`,
+/// `thresholds`) bumps, a piece at a time into `buffer`, and hands each
+/// piece's bumped keys to `each` (`at`: their index in `hashes`). Returns
+/// how many hashes were scanned: all of them, unless a scan took none
+/// (which a scan with room in `buffer` never does); the caller answers
+/// the rest one by one.
+#[inline(always)]
+fn scan_in_pieces(
+    scan: ScanBumpedFn,
+    parts: &Parts,
+    thresholds: &ThresholdsRef<'_>,
+    hashes: &[u64],
+    buffer: &mut [BumpedKey],
+    mut each: impl FnMut(&[BumpedKey]),
+) -> usize {
+    let mut scanned = 0;
+    while let Some(rest) = hashes.get(scanned..)
+        && !rest.is_empty()
+    {
+        let (n, written) = scan(parts, thresholds, rest, scanned, buffer);
+        each(buffer.get(..written).unwrap_or(&[]));
+        if n == 0 {
+            break;
+        }
+        scanned += n;
+    }
+    scanned
+}
+
+/// A bumping layer's verdict on a key: `Some(x)`, the value the key
+/// carries to the next layer, when the bucket of its start (from `x`, its
+/// remix with the layer's seed) bumped it.
+#[inline(always)]
+fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option<u64> {
+    let (bumped, x) = bumped_flag(parts, thresholds, hash);
+    bumped.then_some(x)
+}
+
+/// A structure's first layer, as a caller with no view keeps it: the C
+/// ABI's structs, which hold a few words and nothing that points into the
+/// code. Every key's query starts there and, for 11 keys in 12, ends there
+/// too; a key the layer bumped walks the later layers from the bytes
+/// ([`walk_layers`]).
+///
+/// Decoded once, when the structure is opened; the C structs keep the
+/// [`Parts`] themselves (plain bytes) and the [`LayerSpan`] as words, so
+/// that a query builds nothing and costs what a view's does.
+#[cfg(feature = "capi")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FirstLayer {
+    pub(crate) parts: Parts,
+    pub(crate) span: LayerSpan,
+}
+
+/// Where a first layer lies in its structure's bytes.
+#[cfg(feature = "capi")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LayerSpan {
+    /// Where its threshold groups and its listed thresholds start (both
+    /// empty unless it bumps), and its payload starts and ends.
+    pub(crate) groups_at: usize,
+    pub(crate) listed_at: usize,
+    pub(crate) payload_at: usize,
+    pub(crate) payload_end: usize,
+    /// Whether no layer follows (every key it holds stays).
+    pub(crate) last: bool,
+}
+
+#[cfg(feature = "capi")]
+impl FirstLayer {
+    /// The only layer of a structure that has one: geometry `g` and
+    /// `seed`, its payload after the header.
+    pub(crate) fn single(g: Geometry, seed: u32) -> FirstLayer {
+        FirstLayer {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, seed),
+            },
+            span: LayerSpan {
+                groups_at: HEADER_BYTES,
+                listed_at: HEADER_BYTES,
+                payload_at: HEADER_BYTES,
+                payload_end: HEADER_BYTES + g.payload_bytes(),
+                last: true,
+            },
+        }
+    }
+
+    /// The first layer of the Bumped structure `bytes` (validated).
+    pub(crate) fn of_bumped(bytes: &[u8]) -> Result<FirstLayer, Error> {
+        let g = Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
+        let layer = Layers::first_of_validated(bytes, &g).ok_or(Error::CorruptHeader)?;
+        let ranges = LayerRanges::of(&layer);
+        Ok(FirstLayer {
+            parts: Parts {
+                geometry: layer.geometry,
+                expander: Expander::new(&layer.geometry, layer.seed),
+            },
+            span: LayerSpan {
+                groups_at: ranges.groups.0,
+                listed_at: ranges.listed.0,
+                payload_at: ranges.payload.0,
+                payload_end: ranges.payload.1,
+                last: layer.last,
+            },
+        })
+    }
+}
+
+/// The answer for `hash` of the structure `bytes` whose first layer is
+/// `parts` and `span` (decoded from the bytes when they were validated),
+/// with `backend`'s kernels `K`: the first layer's, or for a key it bumped
+/// the later layers'. The two run one after the other, not one inside the
+/// other, so that the stack of a query is the larger of the two frames.
+#[cfg(feature = "capi")]
+#[inline(always)]
+pub(crate) fn first_layer_answer<K: LayerKernels>(
+    choice: u32,
+    parts: &Parts,
+    span: LayerSpan,
+    bytes: &[u8],
+    backend: Backend,
+    hash: u64,
+) -> Result<K::Answer, Error> {
+    match first_layer_step::<K>(choice, parts, span, bytes, backend, hash)? {
+        Ok(answer) => Ok(answer),
+        Err(x) => Ok(walk_layers::<K>(bytes, backend, 1, x)),
+    }
+}
+
+/// The first layer's part of [`first_layer_answer`]: its answer, or what
+/// it remixed `hash` to (`Err`) when it bumped the key. The kernels load
+/// unchecked: the caller vouches that `parts` and `span` were decoded
+/// together from validated bytes (the C structs' check word), and a span
+/// past `bytes` is [`Error::Truncated`]. Nothing here is built in memory:
+/// a query's stores hold back the loads of the queries after it.
+#[cfg(feature = "capi")]
+#[inline(always)]
+fn first_layer_step<K: LayerKernels>(
+    choice: u32,
+    parts: &Parts,
+    span: LayerSpan,
+    bytes: &[u8],
+    backend: Backend,
+    hash: u64,
+) -> Result<Result<K::Answer, u64>, Error> {
+    let g = &parts.geometry;
+    // The span and the parts were decoded together from bytes that were
+    // validated: the span holds the geometry's payload. Its bounds are
+    // checked against the bytes all the same.
+    let payload = bytes
+        .get(span.payload_at..span.payload_end)
+        .ok_or(Error::Truncated {
+            needed: span.payload_end,
+            given: bytes.len(),
+        })?;
+    let one = kernels::resolved_one::<K>(choice, backend, g).ok_or(Error::BackendUnavailable)?;
+    if span.last {
+        return Ok(Ok(one(parts, payload, hash)));
+    }
+    Ok(bumping_layer_step(one, parts, span, bytes, payload, hash))
+}
+
+/// [`first_layer_step`] of a layer that bumps: its thresholds decide
+/// whether `one` answers or the key goes on (`Err`, remixed). Out of line,
+/// so that a structure of one layer queries without its registers.
+#[cfg(feature = "capi")]
+#[inline(never)]
+fn bumping_layer_step<A>(
+    one: kernels::OneFn<A>,
+    parts: &Parts,
+    span: LayerSpan,
+    bytes: &[u8],
+    payload: &[u8],
+    hash: u64,
+) -> Result<A, u64> {
+    let both = bytes.get(span.groups_at..span.payload_at).unwrap_or(&[]);
+    let (groups, listed) = both
+        .split_at_checked(span.listed_at.wrapping_sub(span.groups_at))
+        .unwrap_or((&[], &[]));
+    let thresholds = ThresholdsRef {
+        buckets: Buckets::for_width(parts.geometry.width),
+        groups,
+        listed,
+    };
+    match bumped_by(parts, &thresholds, hash) {
+        Some(x) => Err(x),
+        None => Ok(one(parts, payload, hash)),
+    }
+}
