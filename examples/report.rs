@@ -20,6 +20,12 @@
 //! * `--csv`, `--json`: the tables as CSV or JSON on stdout (see
 //!   `examples/common/document.rs`); the prose goes to stderr.
 //! * `--out PATH`: the report, CSV or JSON to `PATH` instead of stdout.
+//! * `--record DIR`: the markdown report to `DIR/<YYYY-MM-DD>-<cpu>.md`
+//!   (the date in UTC, the CPU's model name as a slug, `unknown` where
+//!   `/proc/cpuinfo` has none), under a line giving the date, the CPU, the
+//!   crate version, the git commit and the command line. `docs/performance/`
+//!   holds such records. Creates `DIR`; replaces a record of the same day
+//!   and CPU; excludes `--csv`, `--json` and `--out`.
 //! * `--svg PATH`: also draw single-key and batch query times of the mixed
 //!   query set as a bar chart, per kind and width and per backend, at 7.7
 //!   bits per key (or the first `--bits` value when 7.7 is not measured).
@@ -91,6 +97,11 @@ const OPTIONS: &[OptionSpec] = &[
         value: Some("PATH"),
         help: "also draw query ns/key (mixed set) per backend as an SVG bar chart",
     },
+    OptionSpec {
+        name: "--record",
+        value: Some("DIR"),
+        help: "write the markdown report to DIR/<date>-<cpu>.md (docs/performance/)",
+    },
 ];
 
 /// What the command line asked for.
@@ -104,6 +115,8 @@ struct Options {
     /// The backend builds run on.
     build_backend: Backend,
     svg: Option<String>,
+    /// The record's header line, for `--record`.
+    record: Option<String>,
 }
 
 fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
@@ -114,6 +127,12 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
         (false, true) => Format::Json,
         (false, false) => Format::Markdown,
     };
+    let record_dir = line.value("--record", parse_record_dir);
+    if record_dir.is_some() && (format != Format::Markdown || line.flag("--out")) {
+        line.fail(
+            "--record writes a markdown file of its own: it excludes --csv, --json and --out",
+        );
+    }
     let backends = line.backends().unwrap_or_else(|e| die(&e));
     let options = Options {
         keys: line.value("--keys", args::parse_keys).unwrap_or(if quick {
@@ -145,12 +164,132 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
         },
         backends,
         svg: line.value("--svg", |path| Ok(path.to_string())),
+        record: record_dir.as_ref().map(|_| record_header()),
     };
-    (
-        options,
-        format,
-        line.value("--out", |path| Ok(path.to_string())),
+    let out = match &record_dir {
+        Some(dir) => Some(record_path(dir)),
+        None => line.value("--out", |path| Ok(path.to_string())),
+    };
+    (options, format, out)
+}
+
+/// `--record DIR`: a folder that exists or can be made, not a file.
+fn parse_record_dir(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("needs a folder (such as docs/performance)".to_string());
+    }
+    let dir = std::path::Path::new(text);
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("{text:?} is a file, not a folder"));
+    }
+    Ok(text.to_string())
+}
+
+/// Where `--record DIR` writes: `DIR/<YYYY-MM-DD>-<cpu slug>.md`, making
+/// `DIR` when it is missing.
+fn record_path(dir: &str) -> String {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        die(&format!("cannot make the folder {dir}: {e}"));
+    }
+    let name = format!("{}-{}.md", today(), slug(cpu_model().as_deref()));
+    std::path::Path::new(dir)
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The record's first line: date, CPU, crate version, commit, command.
+fn record_header() -> String {
+    let cpu = cpu_model().unwrap_or_else(|| "unknown".to_string());
+    let commit = git_commit().map_or_else(String::new, |c| format!(", commit {c}"));
+    let mut command = String::from("cargo run --release --example report --");
+    for arg in std::env::args().skip(1) {
+        command.push(' ');
+        if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+            command += &format!("'{}'", arg.replace('\'', r"'\''"));
+        } else {
+            command += &arg;
+        }
+    }
+    format!(
+        "Recorded {} (UTC) on {cpu} by ribbon-kernel {}{commit}: `{command}`",
+        today(),
+        env!("CARGO_PKG_VERSION")
     )
+}
+
+/// `git rev-parse --short HEAD` of the crate's checkout, with `-dirty`
+/// when files differ from it; `None` without git or outside a checkout.
+fn git_commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"]).filter(|o| o.status.success())?;
+    let mut commit = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    if commit.is_empty() {
+        return None;
+    }
+    let clean = git(&["diff", "--quiet", "HEAD", "--"]).is_some_and(|o| o.status.success());
+    if !clean {
+        commit += "-dirty";
+    }
+    Some(commit)
+}
+
+/// Today's date in UTC as `YYYY-MM-DD`.
+fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`: eras of 400 years, March-based years).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153; // 0 is March
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A CPU model name as a file-name part: `Intel(R) Xeon(R) Platinum
+/// 8375C CPU @ 2.90GHz` is `intel-xeon-platinum-8375c-cpu`; `unknown`
+/// for none.
+fn slug(model: Option<&str>) -> String {
+    let Some(model) = model else {
+        return "unknown".to_string();
+    };
+    let model = model.split(" @ ").next().unwrap_or(model);
+    let model = model
+        .to_lowercase()
+        .replace("(r)", " ")
+        .replace("(tm)", " ");
+    let words: Vec<&str> = model
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        "unknown".to_string()
+    } else {
+        words.join("-")
+    }
 }
 
 fn die(message: &str) -> ! {
@@ -239,16 +378,19 @@ fn time_queries(filter: FilterRef<'_>, sets: &[&[u64]; 3], reps: usize) -> Query
     QueryTimes { single, batch }
 }
 
+/// `/proc/cpuinfo`'s "model name", where there is one.
+fn cpu_model() -> Option<String> {
+    std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty())
+    })
+}
+
 fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+    cpu_model().unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
 /// The machine and the run, as the report's opening lines.
@@ -256,6 +398,10 @@ fn describe_run(doc: &mut Document, options: &Options) {
     let n = options.keys;
     doc.line("# ribbon-kernel report");
     doc.line("");
+    if let Some(header) = &options.record {
+        doc.line(header);
+        doc.line("");
+    }
     let cpu = cpu_name();
     // WASI (wasm32) cannot tell how many cores there are.
     let cores = std::thread::available_parallelism().ok();

@@ -103,7 +103,7 @@ typedef struct {
     uint64_t opaque[20];
 } ribbon_retrieval;
 
-/* ---- Kinds (see the README for guidance) ---- */
+/* ---- Kinds (see docs/guide.md, "Choosing a kind and width") ---- */
 /** Homogeneous Ribbon: never fails to build; the default choice. */
 #define RIBBON_KIND_HOMOGENEOUS 0u
 /** Standard Ribbon: FP rate exactly 2^-r; retries seeds when building. */

@@ -47,6 +47,9 @@
 //! - [`bounds`]: `const fn` size bounds for buffers sized at compile time.
 //! - [`rocksdb`][rocksdb-module] (feature `rocksdb`): RocksDB's filter blocks, byte for byte.
 //! - [`ffi`][ffi-module] (feature `capi`): the C ABI and its header.
+//! - [`guide`]: how to use the crate, with examples: building without an
+//!   allocator, key hashing, streaming, retrieval, kinds and widths, the FP
+//!   promise (`docs/guide.md` in the repository).
 //!
 //! Choosing a kind and width: [`Kind::Homogeneous`] with [`Width::W64`]
 //! (the defaults) never fails to build and queries fastest, at about 10 %
@@ -169,6 +172,16 @@ pub mod ffi;
 #[cfg(feature = "rocksdb")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rocksdb")))]
 pub mod rocksdb;
+
+// The guides in `docs/`, mounted so that rustdoc shows them and their
+// examples run as doc tests.
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {
+    #[cfg(feature = "rocksdb")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rocksdb")))]
+    #[doc = include_str!("../docs/rocksdb.md")]
+    pub mod rocksdb {}
+}
 
 pub use backend::Backend;
 pub use band::{AddOutcome, Banding};

@@ -1,4 +1,4 @@
-//! The C ABI end to end: build `libribbon_kernel.a` exactly as the README
+//! The C ABI end to end: build `libribbon_kernel.a` exactly as docs/c-guide.md
 //! says, compile `tests/c/ribbon_test.c` against `include/ribbon_kernel.h`
 //! as C99, C11 and C++ with `-Wall -Wextra -Werror -pedantic`, link with
 //! `--gc-sections`, run it, and inspect the binary and the archive.
@@ -34,7 +34,8 @@ fn run(cmd: &mut Command) -> String {
     stdout
 }
 
-/// The static library, built once per test run with the README's command.
+/// The static library, built once per test run with the command of
+/// docs/c-guide.md ("Building and linking").
 fn static_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
