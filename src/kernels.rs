@@ -28,9 +28,6 @@ use crate::layout::{Geometry, Kind, Width};
 use crate::probe::{NativeProbes, Parts, Probes};
 use crate::word::Rows;
 
-pub(crate) use crate::arch::prefetch_for_write;
-pub(crate) use crate::arch::scalar::{bumped_flag, maybe_bumped};
-
 /// A single query: `(source, payload, hash)`.
 type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
 /// A batch query: `(source, payload, hashes, out)`, equal lengths.
@@ -370,6 +367,14 @@ pub(crate) fn scan_bumped(backend: Backend) -> Option<ScanBumpedFn> {
         _ if backend.is_available() => scalar::scan_bumped,
         _ => return None,
     })
+}
+
+/// Hints that the cache line holding `words[at]` will soon be written
+/// (banding's rows): `arch::prefetch_for_write`, which the table calls
+/// for the builds as it calls every other kernel.
+#[inline(always)]
+pub(crate) fn prefetch_for_write(words: &[u64], at: usize) {
+    crate::arch::prefetch_for_write(words, at);
 }
 
 /// The back-substitution kernel of one backend and word width.
