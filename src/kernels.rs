@@ -527,16 +527,29 @@ mod tests {
     use std::vec::Vec;
 
     /// The table holds a backend exactly when the CPU runs it, for every
-    /// width and kind, empty filters included.
+    /// width and kind, empty filters included: filter queries, retrieval
+    /// evaluations, back-substitution and the Bumped threshold scan (a
+    /// backend added without its arm in one of them fails here).
     #[test]
     fn tables_exist_exactly_for_available_backends() {
         for backend in Backend::ALL {
+            assert_eq!(
+                scan_bumped(backend).is_some(),
+                backend.is_available(),
+                "{backend:?} scan"
+            );
             for width in [Width::W64, Width::W128] {
                 assert_eq!(
                     SolveKernel::new(backend, width).is_some(),
                     backend.is_available(),
                     "{backend:?} {width:?}"
                 );
+                let g = Geometry::new(Kind::Standard, width, 3, 7, 1).unwrap();
+                let table = EvalKernels::for_retrieval(backend, &g);
+                assert_eq!(table.is_some(), backend.is_available(), "{backend:?} {g:?}");
+                if let Some(table) = table {
+                    assert_eq!(table.backend(), backend);
+                }
                 for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
                     for (blocks, lower, upper) in [(0, 0, 0), (3, 7, 1)] {
                         let g = Geometry::new(kind, width, blocks, lower, upper).unwrap();
