@@ -11,7 +11,7 @@
 
 use super::generic::{self, QueryKernel};
 use crate::bumped_layout::{BumpedKey, ThresholdsRef};
-use crate::hash::{Coeff, FreeRows, remix, start};
+use crate::hash::{Coeff, FreeRows};
 use crate::layout::Geometry;
 use crate::probe::{Parts, Probe, Probes};
 use crate::word::{Rows, Word};
@@ -235,44 +235,13 @@ fn solve_columns<W: Word, const GROUP: usize>(
     }
 }
 
-/// Whether the first layer of a Bumped filter (query state `parts`,
-/// thresholds `thresholds`) bumped `hash`, beside the value the key
-/// carries on (its remix with the layer's seed): the reference that the
-/// vector scans (`arch/x86_64/bumped.rs`) match bit for bit.
-#[inline(always)]
-pub(crate) fn bumped_flag(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> (bool, u64) {
-    let (x, bucket, back) = bucket_place(parts, thresholds, hash);
-    (back >= thresholds.threshold(bucket), x)
-}
-
-/// Whether [`bumped_flag`] may say bumped: true for every key the layer
-/// bumped and for the few others whose bucket may have a listed threshold
-/// (under 2 %), from the group's codes and slots alone, without a branch,
-/// so that a single query takes one rare branch instead of the list's and
-/// the comparison's.
-#[inline(always)]
-pub(crate) fn maybe_bumped(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> bool {
-    let (_, bucket, back) = bucket_place(parts, thresholds, hash);
-    let (t, maybe_listed) = thresholds.slotted_threshold(bucket);
-    (back >= t) | maybe_listed
-}
-
-/// A key's remix with the layer's seed, the bucket of its start and how
-/// far back from the bucket's end the start lies.
-#[inline(always)]
-fn bucket_place(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> (u64, u64, u32) {
-    let e = &parts.expander;
-    let x = remix(hash, e.seed_mix);
-    let (bucket, back) = thresholds.buckets.locate(start(x, e.num_starts, 0));
-    (x, bucket, back)
-}
-
 /// Scans `hashes` for the keys a Bumped filter's first layer bumped: each
 /// goes to `out` as (what it carries on, its index in `hashes` plus
 /// `first`), in order, until `out` is full. Returns how many hashes were
 /// scanned and how many pairs written. Every key's pair is written and
-/// only a bumped one kept, so that the scan does not branch on a flag
-/// that is set for about 1 key in 12 at random.
+/// only a bumped one kept (the verdict is
+/// `bumped_layout::ThresholdsRef::bumped_flag`), so that the scan does
+/// not branch on a flag that is set for about 1 key in 12 at random.
 pub(crate) fn scan_bumped(
     parts: &Parts,
     thresholds: &ThresholdsRef<'_>,
@@ -285,7 +254,8 @@ pub(crate) fn scan_bumped(
         let Some(slot) = out.get_mut(written) else {
             return (i, written);
         };
-        let (bumped, x) = bumped_flag(parts, thresholds, hash);
+        let (x, start) = parts.expander.remix_and_start(hash);
+        let bumped = thresholds.bumped_flag(start);
         *slot = BumpedKey { x, at: first + i };
         written += usize::from(bumped);
     }

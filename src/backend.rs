@@ -12,7 +12,12 @@ use crate::error::Error;
 static FORCED: AtomicU8 = AtomicU8::new(0);
 
 /// An instruction-set backend for queries and back-substitution.
+///
+/// Non-exhaustive: a later release may add a backend without a breaking
+/// change, so a `match` outside this crate needs a wildcard arm
+/// ([`Backend::ALL`] lists the ones this release has).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Backend {
     /// Portable scalar code; always available, the reference for the others.
     Scalar,

@@ -642,6 +642,30 @@ const fn pick(yes: u32, a: u32, b: u32) -> u32 {
 }
 
 impl ThresholdsRef<'_> {
+    /// Whether this layer bumped the key that starts at `start` (its
+    /// remix with the layer's seed through `hash::start`, unsmashed:
+    /// `Expander::remix_and_start`): its place in its bucket is at least
+    /// the bucket's threshold back from the bucket's end. The reference
+    /// that the vector scans (`arch/x86_64/bumped.rs`) match bit for bit;
+    /// `bump::band_layer` bumps exactly these keys.
+    #[inline(always)]
+    pub(crate) fn bumped_flag(&self, start: u64) -> bool {
+        let (bucket, back) = self.buckets.locate(start);
+        back >= self.threshold(bucket)
+    }
+
+    /// Whether [`ThresholdsRef::bumped_flag`] may say bumped: true for
+    /// every key the layer bumped and for the few others whose bucket may
+    /// have a listed threshold (under 2 %), from the group's codes and
+    /// slots alone, without a branch, so that a single query takes one
+    /// rare branch instead of the list's and the comparison's.
+    #[inline(always)]
+    pub(crate) fn maybe_bumped(&self, start: u64) -> bool {
+        let (bucket, back) = self.buckets.locate(start);
+        let (t, maybe_listed) = self.slotted_threshold(bucket);
+        (back >= t) | maybe_listed
+    }
+
     /// The threshold of `bucket`: its keys at least this far back from the
     /// bucket's end were bumped. Bytes that [`encode_thresholds`] did not
     /// write give some threshold, never a panic.

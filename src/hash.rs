@@ -194,6 +194,16 @@ impl Expander {
         (s, c, b)
     }
 
+    /// A key's remix with this seed and its start without smashing: where
+    /// a Bumped layer's buckets place the key (the layer's thresholds
+    /// judge the start, `bumped_layout::ThresholdsRef::bumped_flag`), and
+    /// the value it carries to the next layer when bumped.
+    #[inline(always)]
+    pub(crate) fn remix_and_start(&self, hash: u64) -> (u64, u64) {
+        let x = remix(hash, self.seed_mix);
+        (x, start(x, self.num_starts, 0))
+    }
+
     /// [`Expander::expand`] plus the mask of the start block's columns.
     /// `STANDARD` must equal the filter's kind, and `SMASH` whether it
     /// smashes starts (StandardSmash): known at compile time, the other

@@ -30,9 +30,6 @@ use crate::word::Rows;
 #[cfg(feature = "capi")]
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-pub(crate) use crate::arch::prefetch_for_write;
-pub(crate) use crate::arch::scalar::{bumped_flag, maybe_bumped};
-
 /// A single query: `(source, payload, hash)`.
 type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
 /// A batch query: `(source, payload, hashes, out)`, equal lengths.
@@ -492,6 +489,14 @@ pub(crate) fn scan_bumped(backend: Backend) -> Option<ScanBumpedFn> {
     })
 }
 
+/// Hints that the cache line holding `words[at]` will soon be written
+/// (banding's rows): `arch::prefetch_for_write`, which the table calls
+/// for the builds as it calls every other kernel.
+#[inline(always)]
+pub(crate) fn prefetch_for_write(words: &[u64], at: usize) {
+    crate::arch::prefetch_for_write(words, at);
+}
+
 /// The back-substitution kernel of one backend and word width.
 #[derive(Clone, Copy)]
 pub(crate) struct SolveKernel {
@@ -642,16 +647,29 @@ mod tests {
     use std::vec::Vec;
 
     /// The table holds a backend exactly when the CPU runs it, for every
-    /// width and kind, empty filters included.
+    /// width and kind, empty filters included: filter queries, retrieval
+    /// evaluations, back-substitution and the Bumped threshold scan (a
+    /// backend added without its arm in one of them fails here).
     #[test]
     fn tables_exist_exactly_for_available_backends() {
         for backend in Backend::ALL {
+            assert_eq!(
+                scan_bumped(backend).is_some(),
+                backend.is_available(),
+                "{backend:?} scan"
+            );
             for width in [Width::W64, Width::W128] {
                 assert_eq!(
                     SolveKernel::new(backend, width).is_some(),
                     backend.is_available(),
                     "{backend:?} {width:?}"
                 );
+                let g = Geometry::new(Kind::Standard, width, 3, 7, 1).unwrap();
+                let table = EvalKernels::for_retrieval(backend, &g);
+                assert_eq!(table.is_some(), backend.is_available(), "{backend:?} {g:?}");
+                if let Some(table) = table {
+                    assert_eq!(table.backend(), backend);
+                }
                 for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
                     for (blocks, lower, upper) in [(0, 0, 0), (3, 7, 1)] {
                         let g = Geometry::new(kind, width, blocks, lower, upper).unwrap();

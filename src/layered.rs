@@ -21,7 +21,7 @@ use crate::backend::Backend;
 use crate::bumped_layout::{self, Buckets, BumpedHeader, BumpedKey, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::Expander;
-use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn, bumped_flag, maybe_bumped};
+use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn};
 #[cfg(feature = "capi")]
 use crate::layout::{Geometry, HEADER_BYTES};
 use crate::probe::Parts;
@@ -189,7 +189,7 @@ impl<K: LayerKernels> BumpedTop<K> {
             // One branch, taken by about 1 key in 11 at w = 64 (bumped,
             // or its threshold maybe listed): the decoding's other ways
             // are selects.
-            if maybe_bumped(parts, &thresholds, hash)
+            if thresholds.maybe_bumped(parts.expander.remix_and_start(hash).1)
                 && let Some(answer) = self.bumped_or_listed(parts, bytes, hash)
             {
                 return answer;
@@ -426,8 +426,8 @@ fn scan_in_pieces(
 /// remix with the layer's seed) bumped it.
 #[inline(always)]
 fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option<u64> {
-    let (bumped, x) = bumped_flag(parts, thresholds, hash);
-    bumped.then_some(x)
+    let (x, start) = parts.expander.remix_and_start(hash);
+    thresholds.bumped_flag(start).then_some(x)
 }
 
 /// A structure's first layer, as a caller with no view keeps it: the C

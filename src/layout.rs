@@ -70,8 +70,12 @@ impl Width {
 
 /// Which Ribbon filter construction to use. The default is
 /// [`Kind::Homogeneous`], which never fails to build.
+///
+/// Non-exhaustive: a later release may add a kind without a breaking
+/// change, so a `match` outside this crate needs a wildcard arm.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u16)]
+#[non_exhaustive]
 pub enum Kind {
     /// Homogeneous Ribbon (paper section 4): solves `h(x)·Z = 0`; never fails
     /// to build, FP rate slightly above `2^-r`. The default choice.

@@ -3,6 +3,12 @@
 //! (`src/` and `arch/`), collects every `crate::<module>` path outside
 //! test modules and comments, and checks them against the table below,
 //! which `ARCHITECTURE.md` explains. A new module needs a row here.
+//!
+//! Re-exports count as uses of the module that defines the item: after
+//! `pub(crate) use crate::arch::scalar::bumped_flag;` in `kernels`, a
+//! module that names `crate::kernels::bumped_flag` (or `kernels::
+//! bumped_flag`) uses `arch`, and after the root's `pub use plan::Plan`,
+//! `crate::Plan` is a use of `plan`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -123,24 +129,116 @@ fn code_of(source: &str) -> String {
     code
 }
 
-/// The crate modules `code` names: `crate::name` and `crate::{a, b::c}`.
-fn uses_of(code: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let tail = &code[at + "crate::".len()..];
-        if let Some(group) = tail.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            for item in group.split(',') {
-                names.insert(first_ident(item.trim()));
-            }
-        } else {
-            names.insert(first_ident(tail));
+/// One token of a `use` tree or path: an identifier, `::`, a brace, a
+/// comma, `*` or `as`.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Sep,
+    Open,
+    Close,
+    Comma,
+    Star,
+    As,
+}
+
+/// The tokens at the start of `s`, up to the first character that cannot
+/// be part of a `use` tree (`;`, `(`, `<`, ...). Whitespace between tokens
+/// is skipped; the parser stops where the grammar does.
+fn tokens(s: &str) -> Vec<Tok> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start();
+        let ident = first_ident(rest);
+        if !ident.is_empty() {
+            rest = &rest[ident.len()..];
+            out.push(if ident == "as" {
+                Tok::As
+            } else {
+                Tok::Ident(ident)
+            });
+            continue;
         }
+        let (tok, len) = match rest.as_bytes() {
+            [b':', b':', ..] => (Tok::Sep, 2),
+            [b'{', ..] => (Tok::Open, 1),
+            [b'}', ..] => (Tok::Close, 1),
+            [b',', ..] => (Tok::Comma, 1),
+            [b'*', ..] => (Tok::Star, 1),
+            _ => return out,
+        };
+        out.push(tok);
+        rest = &rest[len..];
     }
-    // Items re-exported at the crate root (`crate::Plan`) start with a
-    // capital letter; they are the root's, not a module's.
-    names.retain(|n| n.chars().next().is_some_and(|c| c.is_ascii_lowercase()));
-    names
+}
+
+/// Flattens the `use` tree (or plain path) at `toks[*i..]` under `prefix`:
+/// `a::{b, c::{d as e, *}}` gives `a::b`, `a::c::d` and `a::c::*`, each
+/// with the name it is known by (`b`, `e`, `*`).
+fn flatten(
+    toks: &[Tok],
+    i: &mut usize,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, String)>,
+) {
+    match toks.get(*i) {
+        Some(Tok::Open) => {
+            *i += 1;
+            loop {
+                flatten(toks, i, prefix, out);
+                match toks.get(*i) {
+                    Some(Tok::Comma) => *i += 1,
+                    Some(Tok::Close) => {
+                        *i += 1;
+                        break;
+                    }
+                    _ => break,
+                }
+                if toks.get(*i) == Some(&Tok::Close) {
+                    *i += 1;
+                    break;
+                }
+            }
+        }
+        Some(Tok::Star) => {
+            *i += 1;
+            out.push((prefix.clone(), "*".into()));
+        }
+        Some(Tok::Ident(name)) => {
+            *i += 1;
+            if name != "self" {
+                prefix.push(name.clone());
+            }
+            let more = matches!(
+                toks.get(*i + 1),
+                Some(Tok::Ident(_) | Tok::Open | Tok::Star)
+            );
+            if toks.get(*i) == Some(&Tok::Sep) && more {
+                *i += 1;
+                flatten(toks, i, prefix, out);
+            } else {
+                let mut known_as = name.clone();
+                if let (Some(Tok::As), Some(Tok::Ident(alias))) = (toks.get(*i), toks.get(*i + 1)) {
+                    known_as = alias.clone();
+                    *i += 2;
+                }
+                out.push((prefix.clone(), known_as));
+            }
+            if name != "self" {
+                prefix.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The paths of the `use` tree or path that starts `s`.
+fn paths_at(s: &str) -> Vec<(Vec<String>, String)> {
+    let toks = tokens(s);
+    let mut out = Vec::new();
+    flatten(&toks, &mut 0, &mut Vec::new(), &mut out);
+    out
 }
 
 fn first_ident(s: &str) -> String {
@@ -149,19 +247,119 @@ fn first_ident(s: &str) -> String {
         .collect()
 }
 
+/// Re-exports: `(module, name)` to the module the item really lives in.
+/// The crate root's (`pub use plan::Plan` in `lib.rs`) are under the
+/// module `""`.
+type Reexports = BTreeMap<(String, String), String>;
+
+/// Adds the re-exports of `module`'s `code` to `reexports`: every
+/// `pub use`, `pub(crate) use` or `pub(...) use` of a `crate::` path (or,
+/// at the root, of a module's path), attributed to the path's top-level
+/// module. Re-exports of a module's own items (`pub(crate) use
+/// entry_points;`, `pub use hash::key_hash;` in `src/rocksdb/`) stay in
+/// the module and are left out.
+fn reexports_of(module: &str, code: &str, reexports: &mut Reexports) {
+    for (at, _) in code.match_indices("pub") {
+        if code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let mut rest = &code[at + "pub".len()..];
+        if rest.starts_with('(') {
+            let Some(close) = rest.find(')') else {
+                continue;
+            };
+            rest = &rest[close + 1..];
+        }
+        let Some(tree) = rest.trim_start().strip_prefix("use ") else {
+            continue;
+        };
+        for (path, name) in paths_at(tree) {
+            let from = match path.as_slice() {
+                [root, top, ..] if root == "crate" => top.clone(),
+                [top, _, ..] if module.is_empty() => top.clone(),
+                _ => continue,
+            };
+            if from != module && name != "*" {
+                reexports.insert((module.to_string(), name), from);
+            }
+        }
+    }
+}
+
+/// The crate modules `code` names: `crate::name`, `crate::{a, b::c}`, and
+/// through `reexports` the module an item re-exported elsewhere lives in
+/// (`crate::kernels::bumped_flag`, `kernels::bumped_flag`, `crate::Plan`).
+fn uses_of(code: &str, reexports: &Reexports) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let is_module = |n: &str| n.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+    for (at, _) in code.match_indices("crate::") {
+        for (path, name) in paths_at(&code[at + "crate::".len()..]) {
+            let Some(top) = path.first() else { continue };
+            if !is_module(top) {
+                // An item of the crate root (`crate::Plan`): the module
+                // it is re-exported from, if any.
+                if let Some(from) = reexports.get(&(String::new(), top.clone())) {
+                    names.insert(from.clone());
+                }
+                continue;
+            }
+            names.insert(top.clone());
+            let second = path.get(1).cloned().unwrap_or(name);
+            for ((module, item), from) in reexports {
+                if module == top && (*item == second || second == "*") {
+                    names.insert(from.clone());
+                }
+            }
+        }
+    }
+    // A re-exported item named through its module's own name, after
+    // `use crate::kernels;`: `kernels::bumped_flag`.
+    for ((module, item), from) in reexports {
+        if module.is_empty() {
+            continue;
+        }
+        let named = format!("{module}::{item}");
+        let found = code.match_indices(&named).any(|(at, _)| {
+            let before = code[..at].chars().next_back();
+            let after = code[at + named.len()..].chars().next();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if found {
+            names.insert(from.clone());
+        }
+    }
+    names
+}
+
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     rust_files(&root().join("src"), &mut files);
     rust_files(&root().join("arch"), &mut files);
+    let sources: Vec<(Option<String>, String)> = files
+        .iter()
+        .map(|file| {
+            let code = code_of(&fs::read_to_string(file).expect("readable source"));
+            (module_of(file), code)
+        })
+        .collect();
+    let mut reexports = Reexports::new();
+    for (module, code) in &sources {
+        // `None`: `src/lib.rs`, the crate root.
+        reexports_of(module.as_deref().unwrap_or(""), code, &mut reexports);
+    }
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let Some(module) = module_of(&file) else {
+    for (module, code) in &sources {
+        let Some(module) = module else {
             continue;
         };
-        let code = code_of(&fs::read_to_string(&file).expect("readable source"));
         let uses = graph.entry(module.clone()).or_default();
-        for used in uses_of(&code) {
-            if used != module && used != "test_kit" {
+        for used in uses_of(code, &reexports) {
+            if used != *module && used != "test_kit" {
                 uses.insert(used);
             }
         }
@@ -252,7 +450,11 @@ fn only_the_kernel_table_calls_the_kernels() {
         .filter(|(module, uses)| module.as_str() != "arch" && uses.contains("arch"))
         .map(|(module, _)| module)
         .collect();
-    assert_eq!(callers, ["kernels"], "modules that use arch/ directly");
+    assert_eq!(
+        callers,
+        ["kernels"],
+        "modules that use arch/ (directly or through a re-export)"
+    );
 }
 
 #[test]
@@ -262,6 +464,67 @@ fn the_checker_sees_uses_and_skips_tests_and_comments() {
          #[cfg(test)]\nmod tests {\n    use crate::owned;\n    fn f() { {} }\n}\n\
          fn g() { crate::word::read(); crate::Plan::new(); }\n",
     );
-    let uses: Vec<String> = uses_of(&code).into_iter().collect();
+    let uses: Vec<String> = uses_of(&code, &Reexports::new()).into_iter().collect();
     assert_eq!(uses, ["band", "fp", "hash", "word"]);
+}
+
+#[test]
+fn the_checker_counts_uses_through_reexports() {
+    let mut reexports = Reexports::new();
+    reexports_of(
+        "kernels",
+        "pub(crate) use crate::arch::scalar::{bumped_flag, maybe_bumped as maybe};\n\
+         pub(crate) use crate::arch::prefetch_for_write;\npub(crate) use local_macro;\n\
+         pub fn republic() {}\n",
+        &mut reexports,
+    );
+    reexports_of(
+        "",
+        "pub use plan::{MAX_KEYS, Plan};\npub use error::Error;\n",
+        &mut reexports,
+    );
+    let arch = |name: &str| {
+        (
+            ("kernels".to_string(), name.to_string()),
+            "arch".to_string(),
+        )
+    };
+    let root = |name: &str, from: &str| ((String::new(), name.to_string()), from.to_string());
+    assert_eq!(
+        reexports,
+        Reexports::from([
+            arch("bumped_flag"),
+            arch("maybe"),
+            arch("prefetch_for_write"),
+            root("Error", "error"),
+            root("MAX_KEYS", "plan"),
+            root("Plan", "plan"),
+        ])
+    );
+    let uses = |code: &str| -> Vec<String> { uses_of(code, &reexports).into_iter().collect() };
+    // Through the re-exporting module, in a group, by name after
+    // importing the module, by glob, and at the crate root.
+    assert_eq!(
+        uses("use crate::kernels::{self, QueryKernels, maybe};"),
+        ["arch", "kernels"]
+    );
+    assert_eq!(
+        uses("use crate::{kernels::bumped_flag, word};"),
+        ["arch", "kernels", "word"]
+    );
+    assert_eq!(
+        uses("use crate::kernels;\nfn f() { kernels::prefetch_for_write(w, 0) }"),
+        ["arch", "kernels"]
+    );
+    assert_eq!(uses("use crate::kernels::*;"), ["arch", "kernels"]);
+    assert_eq!(uses("fn f() { crate::Plan::new(); }"), ["plan"]);
+    // Items of the module itself are not re-exports.
+    assert_eq!(
+        uses("use crate::kernels::{QueryKernels, SolveKernel};"),
+        ["kernels"]
+    );
+    assert_eq!(
+        uses("fn f() { my_kernels::bumped_flag() }"),
+        Vec::<String>::new()
+    );
 }

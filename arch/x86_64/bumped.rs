@@ -1,7 +1,7 @@
 //! A Bumped filter's first-layer threshold check several keys at a time,
-//! for batch queries: the vector twin of `scalar::bumped_flag` (remix,
-//! start, bucket, and `ThresholdsRef::threshold`'s decoding of a threshold
-//! group), bit for bit, written once over [`GatherLanes`]; AVX2 (four
+//! for batch queries: the vector twin of `Expander::remix_and_start` and
+//! `ThresholdsRef::bumped_flag` (remix, start, bucket, and
+//! `ThresholdsRef::threshold`'s decoding of a threshold group), bit for bit, written once over [`GatherLanes`]; AVX2 (four
 //! lanes) and AVX-512 (eight) implement it. A lane whose bucket may have a
 //! listed threshold (under 2 % of keys) is checked by the scalar code.
 
@@ -69,7 +69,7 @@ const fn packed_lanes() -> [[u8; 8]; 256] {
 #[cold]
 #[inline(never)]
 fn bumped_slowly(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: Option<&u64>) -> bool {
-    hash.is_some_and(|&h| scalar::bumped_flag(parts, thresholds, h).0)
+    hash.is_some_and(|&h| thresholds.bumped_flag(parts.expander.remix_and_start(h).1))
 }
 
 /// `scalar::scan_bumped`, `V::LANES` keys at a time: the same pairs in

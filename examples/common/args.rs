@@ -38,10 +38,13 @@ impl Config {
     /// `std128-7.41`, `smash64-10`, `bump64-8`.
     pub fn label(&self) -> String {
         let kind = match self.kind {
-            Kind::Homogeneous => "hom",
-            Kind::Standard => "std",
-            Kind::StandardSmash => "smash",
-            Kind::Bumped => "bump",
+            Kind::Homogeneous => "hom".to_string(),
+            Kind::Standard => "std".to_string(),
+            Kind::StandardSmash => "smash".to_string(),
+            Kind::Bumped => "bump".to_string(),
+            // `Kind` is non_exhaustive: a kind added later gets its
+            // lowercase name until it is given a short one here.
+            other => format!("{other:?}").to_lowercase(),
         };
         format!("{kind}{}-{}", self.width.bits(), bits_text(self.millibits))
     }
@@ -211,6 +214,12 @@ pub fn unavailable_reason(backend: Backend) -> String {
             std::env::consts::ARCH
         ),
         Backend::Scalar | Backend::Portable => "ribbon-kernel refused it".to_string(),
+        // `Backend` is non_exhaustive: a backend added later says this
+        // until it is given an arm of its own.
+        _ => format!(
+            "the {} backend is not compiled into this build or not supported by this CPU",
+            backend.name()
+        ),
     }
 }
 
