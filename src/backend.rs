@@ -103,7 +103,7 @@ impl Backend {
     /// altogether: on hosted x86_64 targets the compiler uses SSE for copies
     /// and zeroing everywhere, the scalar backend included. Code that must
     /// not touch them links a soft-float build (`x86_64-unknown-none`; see
-    /// the README's "FPU and SIMD registers").
+    /// "FPU and SIMD registers" in `docs/c-guide.md`).
     pub fn force(backend: Option<Backend>) -> Result<(), Error> {
         let code = match backend {
             None => 0,

@@ -82,9 +82,9 @@ impl<'a> FilterRef<'a> {
     /// engine's block checksum, RocksDB-style), where the one pass over
     /// them that [`FilterRef::from_bytes`] makes would be paid twice.
     /// That pass costs about a tenth of a millisecond per megabyte (the
-    /// README gives the measured rate); skipping it opens in a time that
-    /// does not grow with the filter (a Bumped filter's threshold lists
-    /// are still read once).
+    /// "Opening" table of `docs/performance/` gives the measured rate);
+    /// skipping it opens in a time that does not grow with the filter (a
+    /// Bumped filter's threshold lists are still read once).
     ///
     /// The risk is the caller's: bytes changed since they were written
     /// (a flipped bit in the seed, a torn write) give wrong answers,

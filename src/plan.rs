@@ -492,8 +492,8 @@ impl Plan {
     /// `u64` words of scratch [`Plan::build`] needs: one or two words per
     /// slot for the banded system, plus, for plans made for a number of
     /// keys, one word per key and one per bucket of 2048 slots so that keys
-    /// can be banded in start order (much faster for large filters; see the
-    /// README). [`Plan::banding`] needs only [`Plan::banding_scratch_words`].
+    /// can be banded in start order (much faster for large filters; see
+    /// `docs/performance/`). [`Plan::banding`] needs only [`Plan::banding_scratch_words`].
     /// The scratch is free again once the build returns.
     pub fn scratch_words(&self) -> usize {
         self.scratch_words_for(self.num_keys.unwrap_or(0))
