@@ -336,12 +336,28 @@ fn uses_of(code: &str, reexports: &Reexports) -> BTreeSet<String> {
     names
 }
 
+/// Whether `path` is a module's unit tests in a file of their own:
+/// `src/<module>/tests.rs` (or `arch/<file>/tests.rs`), declared in
+/// `<module>.rs` as `#[cfg(test)] mod tests;`. Test code may use any
+/// module, as inline `#[cfg(test)]` modules may.
+fn is_test_module_file(path: &Path) -> bool {
+    if path.file_name().is_none_or(|name| name != "tests.rs") {
+        return false;
+    }
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    let parent = dir.with_extension("rs");
+    fs::read_to_string(&parent).is_ok_and(|s| s.contains("#[cfg(test)]\nmod tests;"))
+}
+
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     rust_files(&root().join("src"), &mut files);
     rust_files(&root().join("arch"), &mut files);
     let sources: Vec<(Option<String>, String)> = files
         .iter()
+        .filter(|file| !is_test_module_file(file))
         .map(|file| {
             let code = code_of(&fs::read_to_string(file).expect("readable source"));
             (module_of(file), code)
