@@ -44,7 +44,7 @@
 use crate::band;
 use crate::bumped_layout;
 use crate::layout::{HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
-use crate::plan;
+use crate::sizing;
 
 const PPM: i128 = 1_000_000;
 
@@ -62,7 +62,7 @@ pub const fn max_filter_bytes(kind: Kind, width: Width, num_keys: usize, millibi
     }
     // The plan's own payload rule with the columns at their most, the bits
     // per key (it takes the larger of the budget and one block of them).
-    let words = plan::budget_words(width, num_keys as u64, millibits, millibits as u64);
+    let words = sizing::budget_words(width, num_keys as u64, millibits, millibits as u64);
     saturate(HEADER_BYTES as i128 + words as i128 * (width.bits() as i128 / 8))
 }
 
@@ -136,7 +136,7 @@ const fn row_words(kind: Kind, width: Width) -> i128 {
     band::row_words_of(kind, width) as i128
 }
 
-/// Most slots a plan gets (`plan::blocks_for`), from an upper bound of
+/// Most slots a plan gets (`sizing::blocks_for`), from an upper bound of
 /// the overhead.
 const fn max_slots(kind: Kind, width: Width, n: i128, millibits: i128) -> i128 {
     let w = width.bits() as i128;
@@ -157,7 +157,7 @@ const fn max_slots(kind: Kind, width: Width, n: i128, millibits: i128) -> i128 {
     blocks * w
 }
 
-/// The overhead `epsilon` in ppm is at most this (`plan::epsilon_ppm`).
+/// The overhead `epsilon` in ppm is at most this (`sizing::epsilon_ppm`).
 const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> i128 {
     // The C macros sum 41 comparisons: exact to 2^41 keys.
     let log2_keys = min(ceil_log2(n), 41);
@@ -177,18 +177,18 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
             let r4 = homogeneous_step_below(width, millibits, r3);
             let upper = r4 + (millibits == 1) as i128;
             let log10_keys = log2_keys * 30_103 / 100;
-            plan::per_width(width, homogeneous_eps_w_milli(width, upper, log10_keys)) as i128
+            sizing::per_width(width, homogeneous_eps_w_milli(width, upper, log10_keys)) as i128
         }
         // Where a w = 128 filter has 4 to 16 blocks, one block more would
         // be 6-25 %: the plan's own table there (log2 of the keys in
         // 1/256 units is linear in the keys between powers of two, which
         // the C macros use). Elsewhere lines above the measured tables
-        // (`plan::standard_epsilon_table`): the last segment's growth per
+        // (`sizing::standard_epsilon_table`): the last segment's growth per
         // doubling of the keys, at least the table's first points; 1.6 %
         // above them at most.
         Kind::Standard | Kind::StandardSmash | Kind::Bumped => {
             if matches!(width, Width::W128) && n >= 512 && n < 2048 {
-                return plan::standard_epsilon_ppm(kind, width, n as u64) as i128;
+                return sizing::standard_epsilon_ppm(kind, width, n as u64) as i128;
             }
             let (floor, base, per_doubling) = match (kind, width) {
                 (Kind::Standard, Width::W64) => (61_900, -46_707, 8_300),
@@ -208,7 +208,7 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
 /// least epsilon at `r`, with log10 of the keys at its cap.
 const fn homogeneous_step_above(width: Width, millibits: i128, r: i128, log2_keys: i128) -> i128 {
     let eps = if log2_keys <= 15 && millibits <= 70_000 {
-        plan::homogeneous_eq7_w_milli(width, r as u64)
+        sizing::homogeneous_eq7_w_milli(width, r as u64)
     } else {
         homogeneous_eps_w_milli(width, millibits, 12_342)
     };
@@ -221,7 +221,7 @@ const fn homogeneous_step_below(width: Width, millibits: i128, r: i128) -> i128 
     homogeneous_step(
         width,
         millibits,
-        plan::homogeneous_eq7_w_milli(width, r as u64),
+        sizing::homogeneous_eq7_w_milli(width, r as u64),
     )
 }
 
@@ -230,15 +230,15 @@ const fn homogeneous_step_below(width: Width, millibits: i128, r: i128) -> i128 
 const fn homogeneous_step(width: Width, millibits: i128, eps_w_milli: u64) -> i128 {
     div(
         millibits * PPM,
-        PPM + plan::per_width(width, eps_w_milli) as i128,
+        PPM + sizing::per_width(width, eps_w_milli) as i128,
     )
 }
 
 /// The plan's `epsilon * w` in thousandths at `r` columns, with
 /// `log10_keys` (thousandths) in place of its own.
 const fn homogeneous_eps_w_milli(width: Width, r: i128, log10_keys: i128) -> u64 {
-    let eq7 = plan::homogeneous_eq7_w_milli(width, r as u64);
-    let tail = plan::homogeneous_tail_w_milli(width, r as i64, log10_keys as i64);
+    let eq7 = sizing::homogeneous_eq7_w_milli(width, r as u64);
+    let tail = sizing::homogeneous_tail_w_milli(width, r as i64, log10_keys as i64);
     if tail > eq7 as i64 { tail as u64 } else { eq7 }
 }
 

@@ -154,6 +154,7 @@ mod layout;
 mod plan;
 mod probe;
 mod retrieval;
+mod sizing;
 // The kit the integration tests, benches and examples share.
 #[cfg(test)]
 #[path = "../tests/common/kit.rs"]
@@ -191,10 +192,11 @@ pub use hash::Equation;
 pub use key_hash::{hash_key, hash_key_with_seed, hash_keys};
 pub use layout::{HEADER_BYTES, Kind, Width};
 pub use plan::{
-    HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_KEYS, MAX_MILLIBITS_PER_KEY, MAX_SEEDS,
+    HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, MAX_MILLIBITS_PER_KEY, MAX_SEEDS,
     MIN_MILLIBITS_PER_KEY, Plan,
 };
 pub use retrieval::{MAX_VALUE_BITS, RetrievalPlan, RetrievalRef};
+pub use sizing::MAX_KEYS;
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]

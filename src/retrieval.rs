@@ -37,8 +37,9 @@ use crate::layout::{
     self, Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, VERSION, Width,
     column_mask, header_start, header_u32, header_u64, is_bumped_of,
 };
-use crate::plan::{MAX_KEYS, MAX_SEEDS, standard_blocks};
+use crate::plan::MAX_SEEDS;
 use crate::probe::Parts;
+use crate::sizing::{check_keys, standard_blocks};
 use crate::word::Rows;
 
 /// The most bits a value may have.
@@ -89,20 +90,13 @@ impl RetrievalPlan {
     /// [`MAX_SEEDS`]).
     ///
     /// [`Error::InvalidValueBits`] outside 1..=64, [`Error::TooManyKeys`]
-    /// past [`MAX_KEYS`], [`Error::TooLarge`] where the buffers would not
+    /// past [`MAX_KEYS`](crate::MAX_KEYS), [`Error::TooLarge`] where the buffers would not
     /// fit this platform's address space.
     pub fn new(width: Width, num_keys: usize, value_bits: u32) -> Result<RetrievalPlan, Error> {
         if !(1..=MAX_VALUE_BITS).contains(&value_bits) {
             return Err(Error::InvalidValueBits);
         }
-        // Always false where usize is narrower than 41 bits.
-        #[allow(clippy::absurd_extreme_comparisons)]
-        if num_keys > MAX_KEYS {
-            return Err(Error::TooManyKeys {
-                limit: MAX_KEYS as u64,
-                given: num_keys as u64,
-            });
-        }
+        check_keys(num_keys)?;
         let geometry = geometry_for(width, num_keys, value_bits)?;
         let plan = RetrievalPlan {
             geometry,

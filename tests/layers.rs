@@ -27,6 +27,8 @@ const LAYERS: &[(&str, u32)] = &[
     // The format: geometry and header, words, hashing, FP math.
     ("layout", 2),
     ("word", 3),
+    // Sizing formulas and measured tables, which plans and bounds share.
+    ("sizing", 3),
     ("hash", 4),
     ("bumped_layout", 4),
     ("fp", 4),
