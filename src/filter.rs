@@ -434,7 +434,7 @@ impl Validated {
     #[inline(always)]
     pub(crate) fn contains(&self, bytes: &[u8], payload: &[u8], hash: u64) -> bool {
         match &self.bumped {
-            None => self.kernels.contains(&self.parts, payload, hash),
+            None => self.kernels.one(&self.parts, payload, hash),
             Some(top) => top.one(&self.parts, &self.kernels, bytes, payload, hash),
         }
     }
@@ -448,9 +448,7 @@ impl Validated {
         out: &mut [bool],
     ) {
         match &self.bumped {
-            None => self
-                .kernels
-                .contains_batch(&self.parts, payload, hashes, out),
+            None => self.kernels.batch(&self.parts, payload, hashes, out),
             Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
         }
     }

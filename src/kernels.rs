@@ -30,16 +30,19 @@ use crate::word::Rows;
 #[cfg(feature = "capi")]
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-/// A single query: `(source, payload, hash)`.
-type ContainsFn<S> = fn(&S, &[u8], u64) -> bool;
-/// A batch query: `(source, payload, hashes, out)`, equal lengths.
-type BatchFn<S> = fn(&S, &[u8], &[u64], &mut [bool]);
-/// A retrieval structure's single evaluation: `(source, payload, hash)` to
-/// the key's value (column `j` in bit `j`).
-pub(crate) type GetFn<S> = fn(&S, &[u8], u64) -> u64;
-/// A retrieval structure's batch evaluation: `(source, payload, hashes,
-/// out)`, equal lengths.
-pub(crate) type GetBatchFn<S> = fn(&S, &[u8], &[u64], &mut [u64]);
+/// A single-key entry: `(source, payload, hash)` to the key's answer.
+pub(crate) type OneEntry<S, A> = fn(&S, &[u8], u64) -> A;
+/// A batch entry: `(source, payload, hashes, out)`, equal lengths.
+pub(crate) type BatchEntry<S, A> = fn(&S, &[u8], &[u64], &mut [A]);
+/// A filter's single query.
+type ContainsFn<S> = OneEntry<S, bool>;
+/// A filter's batch query.
+type BatchFn<S> = BatchEntry<S, bool>;
+/// A retrieval structure's single evaluation (the key's value, column `j`
+/// in bit `j`).
+type GetFn<S> = OneEntry<S, u64>;
+/// A retrieval structure's batch evaluation.
+type GetBatchFn<S> = BatchEntry<S, u64>;
 /// A Bumped filter's first-layer scan for batch queries (see
 /// `arch::scalar::scan_bumped`): `(parts, thresholds, hashes, first, out)`
 /// to `(scanned, written)`. A vector scan may stop before `out` is full
@@ -124,27 +127,98 @@ macro_rules! proven_evals {
 #[inline(always)]
 fn proof_of<T: IsaProof>(_proof: T) {}
 
-/// Query kernels for probes of type `P` (made from an `S`), of one
-/// backend.
+/// What a query answers per key: a filter's `bool` (whether the key may be
+/// in the set) or a retrieval structure's `u64` (its value, column `j` in
+/// bit `j`). The kernel table is one table, [`Kernels`], generic over it;
+/// this trait says, per answer, which entry points a backend gives and
+/// how a layer's geometry picks its probes.
+pub(crate) trait Answer: Copy + Default + core::fmt::Debug + 'static {
+    /// The answer for a key whose layer the bytes no longer hold: "maybe"
+    /// for a filter (never a false negative), 0 for retrieval.
+    const MISSING: Self;
+    /// The answer of an empty structure (no blocks): "absent", or 0.
+    const EMPTY: Self;
+    /// `backend`'s `(single, batch)` entries for probes `P` of words `W`,
+    /// the single one compiled for the column bound `columns`
+    /// ([`single_query_columns`]; 0: a runtime bound).
+    fn entries<W: KernelWord, S, P: Probes<W, Source = S>>(
+        backend: Backend,
+        columns: usize,
+    ) -> Option<(OneEntry<S, Self>, BatchEntry<S, Self>)>;
+    /// `backend`'s kernels for a layer (or a single-layer structure) of
+    /// geometry `g`.
+    fn for_layer(backend: Backend, g: &Geometry) -> Option<Kernels<Parts, Self>>;
+    /// The single-key entries the C structs have resolved so far.
+    #[cfg(feature = "capi")]
+    fn resolved() -> &'static ResolvedOnes;
+}
+
+impl Answer for bool {
+    const MISSING: bool = true;
+    const EMPTY: bool = false;
+    fn entries<W: KernelWord, S, P: Probes<W, Source = S>>(
+        backend: Backend,
+        columns: usize,
+    ) -> Option<(ContainsFn<S>, BatchFn<S>)> {
+        W::query_entries::<S, P>(backend, columns)
+    }
+    fn for_layer(backend: Backend, g: &Geometry) -> Option<QueryKernels<Parts>> {
+        QueryKernels::for_filter(backend, g)
+    }
+    #[cfg(feature = "capi")]
+    fn resolved() -> &'static ResolvedOnes {
+        static QUERIES: ResolvedOnes = ResolvedOnes::new();
+        &QUERIES
+    }
+}
+
+impl Answer for u64 {
+    const MISSING: u64 = 0;
+    const EMPTY: u64 = 0;
+    fn entries<W: KernelWord, S, P: Probes<W, Source = S>>(
+        backend: Backend,
+        columns: usize,
+    ) -> Option<(GetFn<S>, GetBatchFn<S>)> {
+        W::eval_entries::<S, P>(backend, columns)
+    }
+    fn for_layer(backend: Backend, g: &Geometry) -> Option<EvalKernels<Parts>> {
+        EvalKernels::for_retrieval(backend, g)
+    }
+    #[cfg(feature = "capi")]
+    fn resolved() -> &'static ResolvedOnes {
+        static EVALUATIONS: ResolvedOnes = ResolvedOnes::new();
+        &EVALUATIONS
+    }
+}
+
+/// One backend's kernels for probes made from an `S`, answering `A` per
+/// key: a single-key entry and a batch entry.
 #[derive(Clone, Copy)]
-pub(crate) struct QueryKernels<S> {
-    contains: ContainsFn<S>,
-    contains_batch: BatchFn<S>,
+pub(crate) struct Kernels<S, A> {
+    one: OneEntry<S, A>,
+    batch: BatchEntry<S, A>,
     backend: Backend,
 }
 
-impl<S> core::fmt::Debug for QueryKernels<S> {
+/// A filter's query kernels.
+pub(crate) type QueryKernels<S> = Kernels<S, bool>;
+/// A retrieval structure's evaluation kernels (each key's column bits xor
+/// its expected bits).
+pub(crate) type EvalKernels<S> = Kernels<S, u64>;
+
+impl<S, A> core::fmt::Debug for Kernels<S, A> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("QueryKernels")
+        f.debug_struct("Kernels")
             .field("backend", &self.backend)
             .finish_non_exhaustive()
     }
 }
 
-impl<S> QueryKernels<S> {
-    /// `backend`'s query kernels for probes `P` of words `W` whose blocks
-    /// have at most `max_columns` columns (0: unknown, any number), or
-    /// `None` where this CPU or build lacks the backend.
+impl<S, A: Answer> Kernels<S, A> {
+    /// `backend`'s kernels for probes `P` of words `W` whose blocks have
+    /// at most `max_columns` columns (0: unknown, any number), or `None`
+    /// where this CPU or build lacks the backend. The single-key entry is
+    /// compiled for the bound [`single_query_columns`] gives.
     pub(crate) fn new<W: KernelWord, P: Probes<W, Source = S>>(
         backend: Backend,
         max_columns: usize,
@@ -154,35 +228,43 @@ impl<S> QueryKernels<S> {
         } else {
             single_query_columns(max_columns)
         };
-        let (contains, contains_batch) = W::query_entries::<S, P>(backend, columns)?;
-        Some(QueryKernels {
-            contains,
-            contains_batch,
+        let (one, batch) = A::entries::<W, S, P>(backend, columns)?;
+        Some(Kernels {
+            one,
+            batch,
             backend,
         })
     }
 
-    /// Whether `hash` may be in the filter `source` and `payload` make.
+    /// The answer for `hash` of the structure `source` and `payload` make.
     #[inline(always)]
-    pub(crate) fn contains(&self, source: &S, payload: &[u8], hash: u64) -> bool {
-        (self.contains)(source, payload, hash)
+    pub(crate) fn one(&self, source: &S, payload: &[u8], hash: u64) -> A {
+        (self.one)(source, payload, hash)
     }
 
     /// Answers every hash into `out` (`out.len() == hashes.len()`).
     #[inline(always)]
-    pub(crate) fn contains_batch(
-        &self,
-        source: &S,
-        payload: &[u8],
-        hashes: &[u64],
-        out: &mut [bool],
-    ) {
-        (self.contains_batch)(source, payload, hashes, out);
+    pub(crate) fn batch(&self, source: &S, payload: &[u8], hashes: &[u64], out: &mut [A]) {
+        (self.batch)(source, payload, hashes, out);
     }
 
     /// The backend these kernels belong to.
     pub(crate) fn backend(&self) -> Backend {
         self.backend
+    }
+}
+
+impl<A: Answer> Kernels<Parts, A> {
+    /// Kernels for an empty structure (no blocks), which answer
+    /// [`Answer::EMPTY`] without reading; `None` where this CPU or build
+    /// lacks the backend, as for any other.
+    fn empty(backend: Backend) -> Option<Self> {
+        let kernels = Self::new::<u64, NativeProbes<false, false>>(backend, 0)?;
+        Some(Kernels {
+            one: |_, _, _| A::EMPTY,
+            batch: |_, _, _, out| out.fill(A::EMPTY),
+            ..kernels
+        })
     }
 }
 
@@ -194,13 +276,7 @@ impl QueryKernels<Parts> {
     #[inline]
     pub(crate) fn for_filter(backend: Backend, g: &Geometry) -> Option<Self> {
         if g.num_blocks == 0 {
-            // Still refuse a backend the CPU lacks.
-            let kernels = Self::new::<u64, NativeProbes<false, false>>(backend, 0)?;
-            return Some(QueryKernels {
-                contains: |_, _, _| false,
-                contains_batch: |_, _, _, out| out.fill(false),
-                ..kernels
-            });
+            return Self::empty(backend);
         }
         let columns = g.max_columns();
         match g.width {
@@ -223,66 +299,6 @@ impl QueryKernels<Parts> {
     }
 }
 
-/// Evaluation kernels of one backend for probes made from an `S`: a
-/// retrieval structure's values (each key's column bits xor its expected
-/// bits), the twin of [`QueryKernels`].
-#[derive(Clone, Copy)]
-pub(crate) struct EvalKernels<S> {
-    get: GetFn<S>,
-    get_batch: GetBatchFn<S>,
-    backend: Backend,
-}
-
-impl<S> core::fmt::Debug for EvalKernels<S> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("EvalKernels")
-            .field("backend", &self.backend)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<S> EvalKernels<S> {
-    /// `backend`'s evaluation kernels for probes `P` of words `W` whose
-    /// blocks have at most `max_columns` columns (0: unknown, any number),
-    /// or `None` where this CPU or build lacks the backend. The single
-    /// evaluation is compiled for the bound [`single_query_columns`]
-    /// gives, as a filter's single query (0, a runtime bound, above 16
-    /// columns).
-    fn new<W: KernelWord, P: Probes<W, Source = S>>(
-        backend: Backend,
-        max_columns: usize,
-    ) -> Option<Self> {
-        let columns = if max_columns == 0 {
-            0
-        } else {
-            single_query_columns(max_columns)
-        };
-        let (get, get_batch) = W::eval_entries::<S, P>(backend, columns)?;
-        Some(EvalKernels {
-            get,
-            get_batch,
-            backend,
-        })
-    }
-
-    /// The value of `hash` in the structure `source` and `payload` make.
-    #[inline(always)]
-    pub(crate) fn get(&self, source: &S, payload: &[u8], hash: u64) -> u64 {
-        (self.get)(source, payload, hash)
-    }
-
-    /// The value of every hash into `out` (`out.len() == hashes.len()`).
-    #[inline(always)]
-    pub(crate) fn get_batch(&self, source: &S, payload: &[u8], hashes: &[u64], out: &mut [u64]) {
-        (self.get_batch)(source, payload, hashes, out);
-    }
-
-    /// The backend these kernels belong to.
-    pub(crate) fn backend(&self) -> Backend {
-        self.backend
-    }
-}
-
 impl EvalKernels<Parts> {
     /// `backend`'s evaluation kernels for a retrieval payload of geometry
     /// `g` (Standard Ribbon blocks of values, probed without result bits:
@@ -291,13 +307,7 @@ impl EvalKernels<Parts> {
     /// build lacks the backend.
     pub(crate) fn for_retrieval(backend: Backend, g: &Geometry) -> Option<Self> {
         if g.num_blocks == 0 {
-            // Still refuse a backend the CPU lacks.
-            let kernels = Self::new::<u64, NativeProbes<false, false>>(backend, 0)?;
-            return Some(EvalKernels {
-                get: |_, _, _| 0,
-                get_batch: |_, _, _, out| out.fill(0),
-                ..kernels
-            });
+            return Self::empty(backend);
         }
         let columns = g.max_columns();
         match g.width {
@@ -308,12 +318,12 @@ impl EvalKernels<Parts> {
 }
 
 /// The kernels of one layer of a Bumped structure, as the layered query
-/// (`filter::BumpedTop`) uses them: a filter layer's answers (`bool`) or
-/// a retrieval layer's values (`u64`).
+/// (`layered::BumpedTop`) uses them: a filter layer's answers (`bool`) or
+/// a retrieval layer's values (`u64`). [`Kernels`] over [`Parts`] is the
+/// one implementation, for every answer.
 pub(crate) trait LayerKernels: Copy + core::fmt::Debug {
-    type Answer: Copy + Default + core::fmt::Debug;
-    /// The answer for a key whose layer the bytes no longer hold: "maybe"
-    /// for a filter (never a false negative), 0 for retrieval.
+    type Answer: Answer;
+    /// [`Answer::MISSING`].
     const MISSING: Self::Answer;
     /// `backend`'s kernels for a layer of geometry `g` (Standard).
     fn for_layer(backend: Backend, g: &Geometry) -> Option<Self>;
@@ -327,59 +337,33 @@ pub(crate) trait LayerKernels: Copy + core::fmt::Debug {
     fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [Self::Answer]);
 }
 
-impl LayerKernels for QueryKernels<Parts> {
-    type Answer = bool;
-    const MISSING: bool = true;
+impl<A: Answer> LayerKernels for Kernels<Parts, A> {
+    type Answer = A;
+    const MISSING: A = A::MISSING;
     fn for_layer(backend: Backend, g: &Geometry) -> Option<Self> {
-        Self::for_filter(backend, g)
+        A::for_layer(backend, g)
     }
     #[cfg(feature = "capi")]
-    fn one_fn(&self) -> OneFn<bool> {
-        self.contains
+    fn one_fn(&self) -> OneFn<A> {
+        self.one
     }
     #[cfg(feature = "capi")]
     fn resolved() -> &'static ResolvedOnes {
-        static QUERIES: ResolvedOnes = ResolvedOnes::new();
-        &QUERIES
+        A::resolved()
     }
     #[inline(always)]
-    fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> bool {
-        self.contains(parts, payload, x)
+    fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> A {
+        Kernels::one(self, parts, payload, x)
     }
     #[inline(always)]
-    fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [bool]) {
-        self.contains_batch(parts, payload, xs, out);
-    }
-}
-
-impl LayerKernels for EvalKernels<Parts> {
-    type Answer = u64;
-    const MISSING: u64 = 0;
-    fn for_layer(backend: Backend, g: &Geometry) -> Option<Self> {
-        Self::for_retrieval(backend, g)
-    }
-    #[cfg(feature = "capi")]
-    fn one_fn(&self) -> OneFn<u64> {
-        self.get
-    }
-    #[cfg(feature = "capi")]
-    fn resolved() -> &'static ResolvedOnes {
-        static EVALUATIONS: ResolvedOnes = ResolvedOnes::new();
-        &EVALUATIONS
-    }
-    #[inline(always)]
-    fn one(&self, parts: &Parts, payload: &[u8], x: u64) -> u64 {
-        self.get(parts, payload, x)
-    }
-    #[inline(always)]
-    fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [u64]) {
-        self.get_batch(parts, payload, xs, out);
+    fn batch(&self, parts: &Parts, payload: &[u8], xs: &[u64], out: &mut [A]) {
+        Kernels::batch(self, parts, payload, xs, out);
     }
 }
 
 /// A layer's single-key entry: `(parts, payload, hash)` to its answer.
 #[cfg(feature = "capi")]
-pub(crate) type OneFn<A> = fn(&Parts, &[u8], u64) -> A;
+pub(crate) type OneFn<A> = OneEntry<Parts, A>;
 
 /// Kernel choices [`kernel_choice`] numbers: backend (room for 8),
 /// width, probes (Homogeneous, Standard, smashed), column bound (runtime,

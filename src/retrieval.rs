@@ -701,7 +701,7 @@ impl RetrievalState {
     #[inline(always)]
     pub(crate) fn get(&self, bytes: &[u8], hash: u64) -> u64 {
         match &self.bumped {
-            None => self.kernels.get(&self.parts, payload(bytes), hash),
+            None => self.kernels.one(&self.parts, payload(bytes), hash),
             Some(top) => {
                 let first = top.first_payload(bytes);
                 top.one(&self.parts, &self.kernels, bytes, first, hash)
@@ -712,9 +712,7 @@ impl RetrievalState {
     /// Every hash's value into `out` (of the same length).
     pub(crate) fn get_batch(&self, bytes: &[u8], hashes: &[u64], out: &mut [u64]) {
         match &self.bumped {
-            None => self
-                .kernels
-                .get_batch(&self.parts, payload(bytes), hashes, out),
+            None => self.kernels.batch(&self.parts, payload(bytes), hashes, out),
             Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
         }
     }

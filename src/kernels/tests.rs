@@ -56,9 +56,9 @@ fn empty_filters_answer_absent() {
         expander: Expander::new(&g, 0),
     };
     let table = QueryKernels::for_filter(Backend::Scalar, &g).unwrap();
-    assert!(!table.contains(&parts, &[], 42));
+    assert!(!table.one(&parts, &[], 42));
     let mut out = [true; 3];
-    table.contains_batch(&parts, &[], &[1, 2, 3], &mut out);
+    table.batch(&parts, &[], &[1, 2, 3], &mut out);
     assert_eq!(out, [false; 3]);
 }
 
@@ -100,13 +100,13 @@ fn check_values<W: Coeff, P: Probes<W, Source = Parts>>(
         )
     };
     for (&h, &want) in hashes.iter().zip(&defined) {
-        assert_eq!(kernels.get(parts, payload, h), want, "get: {}", what(h));
+        assert_eq!(kernels.one(parts, payload, h), want, "get: {}", what(h));
     }
     let all = [hashes.len()];
     for &n in lengths.iter().filter(|&&n| n <= hashes.len()).chain(&all) {
         // Entries the batch leaves unwritten keep a value no key has.
         let mut out = vec![u64::MAX; n];
-        kernels.get_batch(parts, payload, &hashes[..n], &mut out);
+        kernels.batch(parts, payload, &hashes[..n], &mut out);
         for (i, (&got, &want)) in out.iter().zip(&defined).enumerate() {
             assert_eq!(got, want, "get_batch of {n}, key {i}: {}", what(hashes[i]));
         }
@@ -256,9 +256,9 @@ fn eval_empty_returns_zero() {
             assert!(!backend.is_available());
             continue;
         };
-        assert_eq!(table.get(&parts, &[], 42), 0);
+        assert_eq!(table.one(&parts, &[], 42), 0);
         let mut out = [7u64; 3];
-        table.get_batch(&parts, &[], &[1, 2, 3], &mut out);
+        table.batch(&parts, &[], &[1, 2, 3], &mut out);
         assert_eq!(out, [0; 3]);
     }
 }

@@ -441,7 +441,7 @@ impl<'a> FilterRef<'a> {
             Block::AlwaysTrue => true,
             Block::Ribbon {
                 probes, payload, ..
-            } => self.kernels.contains(&probes, payload, hash),
+            } => self.kernels.one(&probes, payload, hash),
             Block::Bloom(bloom) => bloom.contains(hash),
         }
     }
@@ -469,7 +469,7 @@ impl<'a> FilterRef<'a> {
             Block::Ribbon {
                 probes, payload, ..
             } => {
-                self.kernels.contains_batch(&probes, payload, hashes, out);
+                self.kernels.batch(&probes, payload, hashes, out);
             }
             Block::Bloom(bloom) => {
                 for (answer, &hash) in out.iter_mut().zip(hashes) {
