@@ -26,7 +26,7 @@
 //! `src/bumped_study.rs` explains the parameters; `src/bump.rs` builds.
 
 use crate::error::Error;
-use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
+use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, RawHeader, Width};
 use crate::word::Rows;
 
 /// Most starts per bucket, as a power of two (thresholds fit 9 bits).
@@ -908,48 +908,45 @@ pub(crate) struct BumpedHeader {
 
 impl BumpedHeader {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
-        let mut h = crate::layout::header_start(
-            self.family,
-            crate::layout::BUMPED_KIND_CODE,
-            self.width,
-            self.lower_columns,
-            self.seed,
-        );
-        h[16..24].copy_from_slice(&self.num_keys.to_le_bytes());
-        h[24..32].copy_from_slice(&(self.num_layers as u64).to_le_bytes());
-        h
+        RawHeader {
+            family: self.family,
+            kind: Kind::Bumped,
+            width: self.width,
+            lower_columns: self.lower_columns,
+            seed: self.seed,
+            num_keys: self.num_keys,
+            blocks_or_layers: self.num_layers as u64,
+            upper_start_block: 0,
+        }
+        .encode()
     }
 
-    /// The header fields of `bytes` (magic, version and kind already
-    /// checked by the caller), or [`Error::CorruptHeader`]. A retrieval
+    /// The header that starts `bytes`, of either family:
+    /// [`RawHeader::decode`]'s checks, then [`Error::CorruptHeader`]
+    /// unless it is a Bumped one as builds make them. A retrieval
     /// structure has 1 to 64 value bits (its `lower_columns`), keys or
     /// not; a filter of no keys, no columns.
-    fn decode(h: &[u8; HEADER_BYTES]) -> Result<BumpedHeader, Error> {
-        let family = Family::of(h).ok_or(Error::BadMagic)?;
-        let u64_at = |i| crate::layout::header_u64(h, i);
-        let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
-        let lower_columns = u32::from(h[7]);
-        let layers = u64_at(24);
-        let zero = u64_at(8) >> 32 == 0 && u64_at(32) == 0;
+    fn decode(bytes: &[u8]) -> Result<BumpedHeader, Error> {
+        let raw = RawHeader::decode(bytes, None)?;
+        let (lower_columns, layers) = (raw.lower_columns, raw.blocks_or_layers);
         // No keys, no columns (as for the other kinds without blocks).
-        let columns_ok = match family {
-            Family::Filter => u64_at(16) != 0 || lower_columns == 0,
+        let columns_ok = match raw.family {
+            Family::Filter => raw.num_keys != 0 || lower_columns == 0,
             Family::Retrieval => lower_columns != 0,
         };
-        if !zero
+        if raw.kind != Kind::Bumped
+            || raw.upper_start_block != 0
             || !columns_ok
-            || lower_columns > crate::layout::MAX_COLUMNS
-            || u64_at(16) > MAX_KEYS_U64
             || !(1..=MAX_LAYERS as u64).contains(&layers)
         {
             return Err(Error::CorruptHeader);
         }
         Ok(BumpedHeader {
-            family,
-            width,
+            family: raw.family,
+            width: raw.width,
             lower_columns,
-            seed: crate::layout::header_u32(h, 8),
-            num_keys: u64_at(16),
+            seed: raw.seed,
+            num_keys: raw.num_keys,
             num_layers: layers as usize,
         })
     }
@@ -1002,14 +999,7 @@ impl<'a> Layers<'a> {
     /// The layers of `bytes` (a Bumped filter's header, table and data;
     /// trailing bytes are not looked at).
     pub(crate) fn new(bytes: &'a [u8]) -> Result<Layers<'a>, Error> {
-        let h: &[u8; HEADER_BYTES] = bytes
-            .get(..HEADER_BYTES)
-            .and_then(|h| h.try_into().ok())
-            .ok_or(Error::Truncated {
-                needed: HEADER_BYTES,
-                given: bytes.len(),
-            })?;
-        let header = BumpedHeader::decode(h)?;
+        let header = BumpedHeader::decode(bytes)?;
         let data_at = HEADER_BYTES + ENTRY_BYTES * header.num_layers;
         if bytes.len() < data_at {
             return Err(Error::Truncated {
@@ -1038,8 +1028,7 @@ impl<'a> Layers<'a> {
     /// that changed since give some layer or `None`, never a panic.
     #[cfg_attr(not(feature = "capi"), allow(dead_code))]
     pub(crate) fn first_of_validated(bytes: &'a [u8], g: &Geometry) -> Option<LayerRef<'a>> {
-        let num_layers =
-            usize::try_from(u64::from_le_bytes(bytes.get(24..32)?.try_into().ok()?)).ok()?;
+        let num_layers = usize::try_from(RawHeader::read(bytes)?.blocks_or_layers).ok()?;
         let entry = LayerEntry::decode(bytes.get(HEADER_BYTES..HEADER_BYTES + ENTRY_BYTES)?)?;
         let last = num_layers == 1;
         let buckets = Buckets::for_width(g.width);
@@ -1068,8 +1057,11 @@ impl<'a> Layers<'a> {
     /// make one.
     #[cfg_attr(not(feature = "capi"), allow(dead_code))]
     pub(crate) fn first_geometry_of_validated(bytes: &[u8]) -> Option<Geometry> {
-        let width = Width::from_bits(u32::from(*bytes.get(6)?))?;
-        let lower_columns = u32::from(*bytes.get(7)?);
+        let RawHeader {
+            width,
+            lower_columns,
+            ..
+        } = RawHeader::read(bytes)?;
         let entry = LayerEntry::decode(bytes.get(HEADER_BYTES..HEADER_BYTES + ENTRY_BYTES)?)?;
         let blocks = usize::try_from(entry.num_blocks).ok()?;
         let upper = usize::try_from(entry.upper_start_block).ok()?;

@@ -24,9 +24,12 @@
 //! | 40 | 8 | checksum (u64) of every other byte of the structure ([`checksum`]) |
 //!
 //! Every serialized structure of the crate (filters of every kind, Bumped
-//! layers, retrieval structures) starts with these 48 bytes' layout: bytes
-//! 0..16 and the checksum alike, the rest per kind. Version 1 (a 40-byte
-//! header without checksum, before 0.1.0 was published) is refused with
+//! layers, retrieval structures) starts with these 48 bytes' layout,
+//! written and read only here ([`RawHeader`]): the magic by family
+//! ([`Family`]), bytes 4..24 alike, bytes 24..32 the blocks (the layers
+//! of Bumped structures), bytes 32..40 `upper_start_block` (0 where a
+//! kind has none), the checksum alike. Version 1 (a 40-byte header
+//! without checksum, before 0.1.0 was published) is refused with
 //! [`Error::UnsupportedVersion`].
 
 use crate::error::Error;
@@ -393,17 +396,17 @@ pub(crate) struct Header {
 impl Header {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
         let g = &self.geometry;
-        let mut h = header_start(
-            Family::Filter,
-            g.kind.code() as u8,
-            g.width,
-            g.lower_columns,
-            self.seed,
-        );
-        put(&mut h, 16, &self.num_keys.to_le_bytes());
-        put(&mut h, 24, &(g.num_blocks as u64).to_le_bytes());
-        put(&mut h, 32, &(g.upper_start_block as u64).to_le_bytes());
-        h
+        RawHeader {
+            family: Family::Filter,
+            kind: g.kind,
+            width: g.width,
+            lower_columns: g.lower_columns,
+            seed: self.seed,
+            num_keys: self.num_keys,
+            blocks_or_layers: g.num_blocks as u64,
+            upper_start_block: g.upper_start_block as u64,
+        }
+        .encode()
     }
 
     /// Decodes and validates the header of `bytes` (the whole serialized
@@ -415,50 +418,37 @@ impl Header {
     }
 
     /// Decodes and validates the header at the start of `bytes`, which may
-    /// be shorter or longer than the filter.
+    /// be shorter or longer than the filter: [`RawHeader::decode`]'s checks,
+    /// then a filter's own.
     pub(crate) fn decode_prefix(bytes: &[u8]) -> Result<Header, Error> {
-        let h: &[u8; HEADER_BYTES] = bytes
-            .get(..HEADER_BYTES)
-            .and_then(|h| h.try_into().ok())
-            .ok_or(Error::Truncated {
-                needed: HEADER_BYTES,
-                given: bytes.len(),
-            })?;
-        if take::<4>(h, 0) != MAGIC {
-            return Err(Error::BadMagic);
-        }
-        if h[4] != VERSION {
-            return Err(Error::UnsupportedVersion);
-        }
-        let (u32_at, u64_at) = (|i| header_u32(h, i), |i| header_u64(h, i));
-        // Bumped filters have a layer table instead of one geometry:
-        // `src/bumped_layout.rs` reads them.
-        let kind = Kind::from_code(u32::from(h[5]))
-            .filter(|&k| k != Kind::Bumped)
-            .ok_or(Error::CorruptHeader)?;
-        let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
-        if u32_at(12) != 0 {
-            return Err(Error::CorruptHeader);
-        }
-        let num_keys = u64_at(16);
-        let (blocks, upper_start) = (u64_at(24), u64_at(32));
+        let raw = RawHeader::decode(bytes, Some(Family::Filter))?;
+        let (num_keys, blocks, upper_start) =
+            (raw.num_keys, raw.blocks_or_layers, raw.upper_start_block);
         // What no plan makes, refused before any conversion to `usize` so
-        // that the answer is the same on every target: too many keys, keys
-        // without blocks, the upper blocks past the end, and less than half
-        // a column per block ([`Geometry::check_native`]'s rule).
-        if num_keys > MAX_KEYS_U64
+        // that the answer is the same on every target: a Bumped filter
+        // (it has a layer table instead of one geometry:
+        // `src/bumped_layout.rs` reads it), keys without blocks, the upper
+        // blocks past the end, and less than half a column per block
+        // ([`Geometry::check_native`]'s rule).
+        if raw.kind == Kind::Bumped
             || blocks == 0 && num_keys != 0
             || upper_start > blocks
-            || !half_a_column_per_block(blocks, u32::from(h[7]), upper_start)
+            || !half_a_column_per_block(blocks, raw.lower_columns, upper_start)
         {
             return Err(Error::CorruptHeader);
         }
         let num_blocks = usize::try_from(blocks).map_err(|_| Error::TooLarge)?;
         let upper_start_block = usize::try_from(upper_start).map_err(|_| Error::CorruptHeader)?;
-        let geometry = Geometry::new(kind, width, num_blocks, u32::from(h[7]), upper_start_block)?;
+        let geometry = Geometry::new(
+            raw.kind,
+            raw.width,
+            num_blocks,
+            raw.lower_columns,
+            upper_start_block,
+        )?;
         Ok(Header {
             geometry,
-            seed: u32_at(8),
+            seed: raw.seed,
             num_keys,
         })
     }
@@ -479,24 +469,112 @@ pub(crate) fn exact_length(len: usize, given: usize) -> Result<(), Error> {
     }
 }
 
-/// A header's first 16 bytes (magic, version, kind code, width, lower
-/// columns, seed and the reserved zeros), the rest zero (the checksum too,
-/// until [`seal`]): what every kind's header starts with.
-pub(crate) fn header_start(
-    family: Family,
-    kind_code: u8,
-    width: Width,
-    lower_columns: u32,
-    seed: u32,
-) -> [u8; HEADER_BYTES] {
-    let mut h = [0u8; HEADER_BYTES];
-    put(&mut h, 0, &family.magic());
-    h[4] = VERSION;
-    h[5] = kind_code;
-    h[6] = width.bits() as u8;
-    h[7] = lower_columns as u8;
-    put(&mut h, 8, &seed.to_le_bytes());
-    h
+/// The fields of the 48-byte header, the same for every family and kind:
+/// the one place that knows where each lies ([`RawHeader::encode`] writes
+/// them, [`RawHeader::decode`] and [`RawHeader::read`] read them). What a
+/// field may hold beyond the checks every kind shares is for the header of
+/// each family and kind to say: [`Header`] (filters),
+/// `retrieval::RetrievalHeader` (retrieval structures, its lower columns
+/// the value bits) and `bumped_layout::BumpedHeader` (Bumped layers of
+/// either family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RawHeader {
+    /// The magic (bytes 0..4); the version (byte 4) is [`VERSION`].
+    pub(crate) family: Family,
+    /// The kind code (byte 5).
+    pub(crate) kind: Kind,
+    /// The ribbon width in bits (byte 6).
+    pub(crate) width: Width,
+    /// Columns of the lower blocks, a retrieval structure's value bits
+    /// (byte 7).
+    pub(crate) lower_columns: u32,
+    /// Bytes 8..12; bytes 12..16 are reserved zeros.
+    pub(crate) seed: u32,
+    /// Bytes 16..24.
+    pub(crate) num_keys: u64,
+    /// Bytes 24..32: the blocks of a structure of one layer, the layers of
+    /// a Bumped one.
+    pub(crate) blocks_or_layers: u64,
+    /// Bytes 32..40: a filter's first block of `lower_columns + 1`
+    /// columns; 0 where a kind has no such field. The checksum (40..48)
+    /// follows: [`seal`] writes it, [`verify`] checks it.
+    pub(crate) upper_start_block: u64,
+}
+
+impl RawHeader {
+    /// The header's bytes, its checksum zero until [`seal`].
+    pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
+        let mut h = [0u8; HEADER_BYTES];
+        put(&mut h, 0, &self.family.magic());
+        h[4] = VERSION;
+        h[5] = self.kind.code() as u8;
+        h[6] = self.width.bits() as u8;
+        h[7] = self.lower_columns as u8;
+        put(&mut h, 8, &self.seed.to_le_bytes());
+        put(&mut h, 16, &self.num_keys.to_le_bytes());
+        put(&mut h, 24, &self.blocks_or_layers.to_le_bytes());
+        put(&mut h, 32, &self.upper_start_block.to_le_bytes());
+        h
+    }
+
+    /// The header that starts `bytes` (which may go on past it), with the
+    /// checks every family and kind shares, in this order:
+    /// [`Error::Truncated`] if `bytes` are shorter than a header,
+    /// [`Error::BadMagic`] unless the magic is `family`'s (either's for
+    /// `None`: Bumped layers of both), [`Error::UnsupportedVersion`]
+    /// unless the version is [`VERSION`], and [`Error::CorruptHeader`] for
+    /// an unknown kind or width, reserved bytes set, more than
+    /// [`MAX_KEYS_U64`] keys or more than [`MAX_COLUMNS`] columns. Every
+    /// other check a family or kind makes is [`Error::CorruptHeader`] too,
+    /// up to its conversions to `usize`.
+    pub(crate) fn decode(bytes: &[u8], family: Option<Family>) -> Result<RawHeader, Error> {
+        let h = header_of(bytes).ok_or(Error::Truncated {
+            needed: HEADER_BYTES,
+            given: bytes.len(),
+        })?;
+        match Family::of(h) {
+            Some(found) if family.is_none_or(|f| f == found) => {}
+            _ => return Err(Error::BadMagic),
+        }
+        if h[4] != VERSION {
+            return Err(Error::UnsupportedVersion);
+        }
+        let raw = RawHeader::fields(h).ok_or(Error::CorruptHeader)?;
+        if take::<4>(h, 12) != [0; 4]
+            || raw.num_keys > MAX_KEYS_U64
+            || raw.lower_columns > MAX_COLUMNS
+        {
+            return Err(Error::CorruptHeader);
+        }
+        Ok(raw)
+    }
+
+    /// The fields of a header validated before (bytes a view was opened
+    /// on), read without a check but that each is known: `None` if
+    /// `bytes` are shorter than a header or their magic, kind or width is
+    /// unknown.
+    pub(crate) fn read(bytes: &[u8]) -> Option<RawHeader> {
+        RawHeader::fields(header_of(bytes)?)
+    }
+
+    /// The fields of `h`, if its magic, kind and width are known.
+    fn fields(h: &[u8; HEADER_BYTES]) -> Option<RawHeader> {
+        Some(RawHeader {
+            family: Family::of(h)?,
+            kind: Kind::from_code(u32::from(h[5]))?,
+            width: Width::from_bits(u32::from(h[6]))?,
+            lower_columns: u32::from(h[7]),
+            seed: u32::from_le_bytes(take(h, 8)),
+            num_keys: u64::from_le_bytes(take(h, 16)),
+            blocks_or_layers: u64::from_le_bytes(take(h, 24)),
+            upper_start_block: u64::from_le_bytes(take(h, 32)),
+        })
+    }
+}
+
+/// The first [`HEADER_BYTES`] of `bytes`, if they have as many.
+fn header_of(bytes: &[u8]) -> Option<&[u8; HEADER_BYTES]> {
+    bytes.first_chunk::<HEADER_BYTES>()
 }
 
 /// Whether `bytes` start with a Bumped Ribbon filter's magic, version and
@@ -508,15 +586,14 @@ pub(crate) fn is_bumped(bytes: &[u8]) -> bool {
 /// Whether `bytes` start with the header of a Bumped structure of
 /// `family`.
 pub(crate) fn is_bumped_of(family: Family, bytes: &[u8]) -> bool {
-    bytes.len() >= HEADER_BYTES
-        && bytes[..4] == family.magic()
-        && bytes[4] == VERSION
-        && bytes[5] == BUMPED_KIND_CODE
+    header_of(bytes).is_some_and(|h| {
+        take::<4>(h, 0) == family.magic() && h[4] == VERSION && h[5] == BUMPED_KIND_CODE
+    })
 }
 
 /// The kind code of Bumped Ribbon filters (issue 18; `src/bumped_layout.rs`
-/// reads the rest of their header).
-pub(crate) const BUMPED_KIND_CODE: u8 = Kind::Bumped.code() as u8;
+/// checks the rest of their header).
+const BUMPED_KIND_CODE: u8 = Kind::Bumped.code() as u8;
 
 /// The checksum of the serialized structure `bytes` (exactly its bytes):
 /// XXH3-64 ([`hash_key_with_seed`], xxHash 0.8) of everything after the
@@ -562,16 +639,6 @@ fn put(h: &mut [u8; HEADER_BYTES], at: usize, bytes: &[u8]) {
     for (d, s) in h.iter_mut().skip(at).zip(bytes) {
         *d = *s;
     }
-}
-
-/// The little-endian `u32` header field at byte `at` (0 past the end).
-pub(crate) fn header_u32(h: &[u8; HEADER_BYTES], at: usize) -> u32 {
-    u32::from_le_bytes(take(h, at))
-}
-
-/// The little-endian `u64` header field at byte `at` (0 past the end).
-pub(crate) fn header_u64(h: &[u8; HEADER_BYTES], at: usize) -> u64 {
-    u64::from_le_bytes(take(h, at))
 }
 
 /// The `N` header bytes at `at` (header fields; no panic path).
@@ -626,6 +693,72 @@ mod tests {
                 given: len + 1
             })
         );
+    }
+
+    #[test]
+    fn raw_header_lays_fields_out_as_the_format_says() {
+        let raw = RawHeader {
+            family: Family::Retrieval,
+            kind: Kind::Bumped,
+            width: Width::W128,
+            lower_columns: 9,
+            seed: 0x0403_0201,
+            num_keys: 0x15_1413_1211,
+            blocks_or_layers: 0x2827_2625_2423_2221,
+            upper_start_block: 0x3837_3635_3433_3231,
+        };
+        let h = raw.encode();
+        let mut expect = [0u8; HEADER_BYTES];
+        expect[..8].copy_from_slice(&[b'R', b'b', b'n', b'R', VERSION, 3, 128, 9]);
+        expect[8..12].copy_from_slice(&[1, 2, 3, 4]);
+        expect[16..21].copy_from_slice(&[0x11, 0x12, 0x13, 0x14, 0x15]);
+        expect[24..32].copy_from_slice(&[0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28]);
+        expect[32..40].copy_from_slice(&[0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38]);
+        assert_eq!(h, expect);
+        assert_eq!(RawHeader::decode(&h, Some(Family::Retrieval)), Ok(raw));
+        assert_eq!(RawHeader::decode(&h, None), Ok(raw));
+        assert_eq!(RawHeader::read(&h), Some(raw));
+        assert_eq!(RawHeader::read(&h[..HEADER_BYTES - 1]), None);
+    }
+
+    #[test]
+    fn raw_header_checks_in_order() {
+        let raw = RawHeader {
+            family: Family::Filter,
+            kind: Kind::Standard,
+            width: Width::W64,
+            lower_columns: 7,
+            seed: 1,
+            num_keys: 10,
+            blocks_or_layers: 2,
+            upper_start_block: 1,
+        };
+        let good = raw.encode();
+        let decode = |h: &[u8], family| RawHeader::decode(h, family);
+        assert_eq!(
+            decode(&good[..47], Some(Family::Filter)),
+            Err(Error::Truncated {
+                needed: HEADER_BYTES,
+                given: 47
+            })
+        );
+        // The other family's magic is refused before the version.
+        let mut h = good;
+        h[4] = 1;
+        assert_eq!(decode(&h, Some(Family::Retrieval)), Err(Error::BadMagic));
+        assert_eq!(decode(&h, None), Err(Error::UnsupportedVersion));
+        h[0] = b'X';
+        assert_eq!(decode(&h, None), Err(Error::BadMagic));
+        // Each field out of the range every kind shares.
+        let corrupt: [(usize, u8); 5] = [(5, 4), (6, 32), (7, 65), (12, 1), (21, 1)];
+        for (at, byte) in corrupt {
+            let mut h = good;
+            h[at] = byte;
+            assert_eq!(decode(&h, None), Err(Error::CorruptHeader), "byte {at}");
+        }
+        let mut h = good;
+        h[7] = 64;
+        assert!(decode(&h, None).is_ok());
     }
 
     #[test]

@@ -34,8 +34,8 @@ use crate::hash::{Coeff, Expander, FreeRows};
 use crate::kernels::{EvalKernels, SolveKernel};
 use crate::layered::BumpedTop;
 use crate::layout::{
-    self, Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, MAX_KEYS_U64, VERSION, Width,
-    column_mask, header_start, header_u32, header_u64, is_bumped_of,
+    self, Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, RawHeader, Width, column_mask,
+    is_bumped_of,
 };
 use crate::plan::MAX_SEEDS;
 use crate::probe::Parts;
@@ -548,16 +548,17 @@ struct RetrievalHeader {
 
 impl RetrievalHeader {
     fn encode(&self) -> [u8; HEADER_BYTES] {
-        let mut h = header_start(
-            Family::Retrieval,
-            Kind::Standard.code() as u8,
-            self.geometry.width,
-            self.value_bits,
-            self.seed,
-        );
-        h[16..24].copy_from_slice(&self.num_keys.to_le_bytes());
-        h[24..32].copy_from_slice(&(self.geometry.num_blocks as u64).to_le_bytes());
-        h
+        RawHeader {
+            family: Family::Retrieval,
+            kind: Kind::Standard,
+            width: self.geometry.width,
+            lower_columns: self.value_bits,
+            seed: self.seed,
+            num_keys: self.num_keys,
+            blocks_or_layers: self.geometry.num_blocks as u64,
+            upper_start_block: 0,
+        }
+        .encode()
     }
 
     /// Decodes and checks the header of `bytes` (the whole structure):
@@ -569,36 +570,21 @@ impl RetrievalHeader {
     }
 
     /// [`RetrievalHeader::decode`] of a structure that starts `bytes`
-    /// (which may go on past it).
+    /// (which may go on past it): [`RawHeader::decode`]'s checks, then a
+    /// retrieval structure's own.
     fn decode_prefix(bytes: &[u8]) -> Result<RetrievalHeader, Error> {
-        let h: &[u8; HEADER_BYTES] = bytes
-            .get(..HEADER_BYTES)
-            .and_then(|h| h.try_into().ok())
-            .ok_or(Error::Truncated {
-                needed: HEADER_BYTES,
-                given: bytes.len(),
-            })?;
-        let (u32_at, u64_at) = (|i| header_u32(h, i), |i| header_u64(h, i));
-        if Family::of(h) != Some(Family::Retrieval) {
-            return Err(Error::BadMagic);
-        }
-        if h[4] != VERSION {
-            return Err(Error::UnsupportedVersion);
-        }
-        let width = Width::from_bits(u32::from(h[6])).ok_or(Error::CorruptHeader)?;
-        let value_bits = u32::from(h[7]);
-        let (num_keys, blocks) = (u64_at(16), u64_at(24));
+        let raw = RawHeader::decode(bytes, Some(Family::Retrieval))?;
+        let (width, value_bits) = (raw.width, raw.lower_columns);
+        let (num_keys, blocks) = (raw.num_keys, raw.blocks_or_layers);
         // What no plan makes, refused before any conversion to usize so
-        // that every target answers alike: another kind, values of no bits
-        // or more than 64, reserved bytes set, too many keys, keys without
-        // blocks, more keys than slots. (Blocks without keys are a build
-        // of fewer keys than planned, none included.)
+        // that every target answers alike: another kind, values of no
+        // bits, bytes 32..40 set, keys without blocks, more keys than
+        // slots. (Blocks without keys are a build of fewer keys than
+        // planned, none included.)
         let slots = u128::from(blocks) * u128::from(width.bits());
-        if h[5] != Kind::Standard.code() as u8
+        if raw.kind != Kind::Standard
             || !(1..=MAX_VALUE_BITS).contains(&value_bits)
-            || u32_at(12) != 0
-            || u64_at(32) != 0
-            || num_keys > MAX_KEYS_U64
+            || raw.upper_start_block != 0
             || blocks == 0 && num_keys != 0
             || u128::from(num_keys) > slots
         {
@@ -610,7 +596,7 @@ impl RetrievalHeader {
         Ok(RetrievalHeader {
             geometry,
             value_bits,
-            seed: u32_at(8),
+            seed: raw.seed,
             num_keys,
         })
     }
