@@ -3,11 +3,9 @@
 use crate::backend::Backend;
 use crate::bumped_layout;
 use crate::error::Error;
-use crate::hash::{Equation, Expander};
-use crate::kernels::QueryKernels;
-use crate::layered::BumpedTop;
-use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
-use crate::probe::Parts;
+use crate::hash::Equation;
+use crate::layered::ViewState;
+use crate::layout::{HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 
 /// A borrowed Ribbon filter: the serialized bytes (any alignment) plus the
 /// header decoded and validated once.
@@ -158,7 +156,7 @@ impl<'a> FilterRef<'a> {
     /// was built from, `true` with the filter's FP rate otherwise.
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
-        self.state.contains(self.bytes, self.payload, hash)
+        self.state.one(self.bytes, self.payload, hash)
     }
 
     /// Queries every hash, writing one answer per hash into `out`, which must
@@ -170,26 +168,15 @@ impl<'a> FilterRef<'a> {
                 given: out.len(),
             });
         }
-        self.state
-            .contains_batch(self.bytes, self.payload, hashes, out);
+        self.state.batch(self.bytes, self.payload, hashes, out);
         Ok(())
     }
 
     /// The same view, querying with `backend`; fails if this CPU or build
     /// lacks it.
     pub fn with_backend(self, backend: Backend) -> Result<FilterRef<'a>, Error> {
-        if self.state.bumped.is_some() {
-            // Every layer's kernels.
-            let state = Validated::for_bumped(self.bytes, backend)?;
-            return Ok(FilterRef { state, ..self });
-        }
-        let kernels = QueryKernels::for_filter(backend, &self.state.parts.geometry)
-            .ok_or(Error::BackendUnavailable)?;
         Ok(FilterRef {
-            state: Validated {
-                kernels,
-                ..self.state
-            },
+            state: self.state.with_backend(self.bytes, backend)?,
             ..self
         })
     }
@@ -332,14 +319,7 @@ impl<'a> FilterRef<'a> {
     /// The first layer, as a caller with no view keeps it (the C ABI).
     #[cfg(feature = "capi")]
     pub(crate) fn first_layer(&self) -> Result<crate::layered::FirstLayer, Error> {
-        use crate::layered::FirstLayer;
-        match self.state.bumped {
-            Some(_) => FirstLayer::of_bumped(self.bytes),
-            None => Ok(FirstLayer::single(
-                self.state.parts.geometry,
-                self.state.seed,
-            )),
-        }
+        self.state.first_layer(self.bytes)
     }
 
     /// A view over `bytes`, which `state` was decoded from.
@@ -370,100 +350,27 @@ impl<'a> TryFrom<&'a [u8]> for FilterRef<'a> {
 }
 
 /// A `FilterRef` without its borrow, for the owning `Filter` and the C ABI:
-/// the decoded header and the kernels resolved for it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Validated {
-    pub(crate) parts: Parts,
-    pub(crate) seed: u32,
-    pub(crate) num_keys: u64,
-    kernels: QueryKernels<Parts>,
-    /// A Bumped filter's first layer (`parts` is its geometry and seed)
-    /// and what the layers after it need.
-    pub(crate) bumped: Option<BumpedTop>,
-}
+/// the decoded header and the kernels resolved for it, a view state that
+/// answers `bool` ([`ViewState`], which retrieval shares).
+pub(crate) type Validated = ViewState<bool>;
 
-impl Validated {
+impl ViewState<bool> {
     /// The state of a view of a filter with header `header` (validated),
     /// querying with `backend`; fails if this CPU or build lacks it.
     pub(crate) fn new(header: &Header, backend: Backend) -> Result<Validated, Error> {
         let (g, seed) = (header.geometry, header.seed);
-        Validated::of(g, seed, seed, header.num_keys, backend, None)
-    }
-
-    /// The state of a view of geometry `g` hashed with `layer_seed` (for a
-    /// Bumped filter, its first layer's), querying with `backend`.
-    fn of(
-        g: Geometry,
-        layer_seed: u32,
-        seed: u32,
-        num_keys: u64,
-        backend: Backend,
-        bumped: Option<BumpedTop>,
-    ) -> Result<Validated, Error> {
-        Ok(Validated {
-            parts: Parts {
-                geometry: g,
-                expander: Expander::new(&g, layer_seed),
-            },
-            seed,
-            num_keys,
-            kernels: QueryKernels::for_filter(backend, &g).ok_or(Error::BackendUnavailable)?,
-            bumped,
-        })
+        Validated::single(g, seed, header.num_keys, 0, backend)
     }
 
     /// The state of a view of the Bumped filter `bytes` (validated),
     /// querying with `backend`.
     pub(crate) fn for_bumped(bytes: &[u8], backend: Backend) -> Result<Validated, Error> {
-        let (first, header, top) = BumpedTop::decode(bytes, backend)?;
-        let (g, num_keys) = (first.geometry, header.num_keys);
-        Validated::of(g, first.seed, header.seed, num_keys, backend, Some(top))
-    }
-
-    /// The payload the kernels of `parts` read in `bytes` (the filter this
-    /// state was decoded from): the first layer's for a Bumped filter.
-    pub(crate) fn payload<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
-        match &self.bumped {
-            None => bytes.get(HEADER_BYTES..).unwrap_or(&[]),
-            Some(top) => top.first_payload(bytes),
-        }
-    }
-
-    /// Whether `hash` may be in the filter `bytes` (which this state was
-    /// decoded from; `payload` is [`Validated::payload`]).
-    #[inline(always)]
-    pub(crate) fn contains(&self, bytes: &[u8], payload: &[u8], hash: u64) -> bool {
-        match &self.bumped {
-            None => self.kernels.one(&self.parts, payload, hash),
-            Some(top) => top.one(&self.parts, &self.kernels, bytes, payload, hash),
-        }
-    }
-
-    /// Answers every hash into `out` (of the same length).
-    pub(crate) fn contains_batch(
-        &self,
-        bytes: &[u8],
-        payload: &[u8],
-        hashes: &[u64],
-        out: &mut [bool],
-    ) {
-        match &self.bumped {
-            None => self.kernels.batch(&self.parts, payload, hashes, out),
-            Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
-        }
-    }
-
-    /// The backend the kernels belong to.
-    pub(crate) fn backend(&self) -> Backend {
-        self.kernels.backend()
+        Validated::layered(bytes, 0, backend)
     }
 
     /// The serialized length of the filter this state was decoded from.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn filter_bytes(&self) -> usize {
-        match &self.bumped {
-            Some(top) => top.len(),
-            None => self.parts.geometry.filter_bytes(),
-        }
+        self.len()
     }
 }

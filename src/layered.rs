@@ -21,8 +21,7 @@ use crate::backend::Backend;
 use crate::bumped_layout::{self, Buckets, BumpedHeader, BumpedKey, Layers, ThresholdsRef};
 use crate::error::Error;
 use crate::hash::Expander;
-use crate::kernels::{self, LayerKernels, QueryKernels, ScanBumpedFn};
-#[cfg(feature = "capi")]
+use crate::kernels::{self, Answer, Kernels, LayerKernels, QueryKernels, ScanBumpedFn};
 use crate::layout::{Geometry, HEADER_BYTES};
 use crate::probe::Parts;
 
@@ -57,6 +56,142 @@ pub(crate) struct BumpedTop<K = QueryKernels<Parts>> {
     backend: Backend,
     /// The serialized length.
     len: usize,
+}
+
+/// What a view decodes from a structure's header, everything but the
+/// bytes, for filters and retrieval alike: the (first) layer's parts and
+/// kernels, answering `A` per key (a filter's `bool`, a retrieval
+/// structure's `u64`), and for Bumped structures what the layers after it
+/// need. `filter::Validated` and `retrieval::RetrievalState` are this
+/// type; each family decodes its own header into it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ViewState<A: Answer> {
+    /// The (first) layer's geometry and hash expansion.
+    pub(crate) parts: Parts,
+    /// The header's seed (a Bumped structure's first layer has its own).
+    pub(crate) seed: u32,
+    pub(crate) num_keys: u64,
+    /// A retrieval structure's bits per value; 0 for a filter.
+    pub(crate) value_bits: u32,
+    kernels: Kernels<Parts, A>,
+    /// A Bumped structure's layers after the first, and where the first's
+    /// thresholds and payload lie.
+    pub(crate) bumped: Option<BumpedTop<Kernels<Parts, A>>>,
+}
+
+impl<A: Answer> ViewState<A> {
+    /// The state of a structure of one layer: geometry `g`, `seed`,
+    /// `num_keys`, `value_bits`, with `backend`'s kernels.
+    pub(crate) fn single(
+        g: Geometry,
+        seed: u32,
+        num_keys: u64,
+        value_bits: u32,
+        backend: Backend,
+    ) -> Result<ViewState<A>, Error> {
+        Ok(ViewState {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, seed),
+            },
+            seed,
+            num_keys,
+            value_bits,
+            kernels: A::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?,
+            bumped: None,
+        })
+    }
+
+    /// The state of the Bumped structure `bytes` (its layer table
+    /// validated), with `backend`'s kernels; `value_bits` as for
+    /// [`ViewState::single`].
+    pub(crate) fn layered(
+        bytes: &[u8],
+        value_bits: u32,
+        backend: Backend,
+    ) -> Result<ViewState<A>, Error> {
+        let (first, header, top) = BumpedTop::decode(bytes, backend)?;
+        let g = first.geometry;
+        Ok(ViewState {
+            parts: Parts {
+                geometry: g,
+                expander: Expander::new(&g, first.seed),
+            },
+            seed: header.seed,
+            num_keys: header.num_keys,
+            value_bits,
+            kernels: A::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?,
+            bumped: Some(top),
+        })
+    }
+
+    /// The same state with `backend`'s kernels (`bytes` are those it was
+    /// decoded from: a Bumped structure's later layers are resolved again
+    /// from them).
+    pub(crate) fn with_backend(self, bytes: &[u8], backend: Backend) -> Result<Self, Error> {
+        let kernels =
+            A::for_layer(backend, &self.parts.geometry).ok_or(Error::BackendUnavailable)?;
+        let bumped = match self.bumped {
+            Some(_) => Some(BumpedTop::decode(bytes, backend)?.2),
+            None => None,
+        };
+        Ok(ViewState {
+            kernels,
+            bumped,
+            ..self
+        })
+    }
+
+    /// The payload the kernels of `parts` read in `bytes` (the structure
+    /// this state was decoded from): the first layer's for a Bumped one.
+    pub(crate) fn payload<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        match &self.bumped {
+            None => bytes.get(HEADER_BYTES..).unwrap_or(&[]),
+            Some(top) => top.first_payload(bytes),
+        }
+    }
+
+    /// The answer for `hash` of the structure `bytes` (which this state
+    /// was decoded from; `payload` is [`ViewState::payload`]).
+    #[inline(always)]
+    pub(crate) fn one(&self, bytes: &[u8], payload: &[u8], hash: u64) -> A {
+        match &self.bumped {
+            None => self.kernels.one(&self.parts, payload, hash),
+            Some(top) => top.one(&self.parts, &self.kernels, bytes, payload, hash),
+        }
+    }
+
+    /// Answers every hash into `out` (of the same length).
+    pub(crate) fn batch(&self, bytes: &[u8], payload: &[u8], hashes: &[u64], out: &mut [A]) {
+        match &self.bumped {
+            None => self.kernels.batch(&self.parts, payload, hashes, out),
+            Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
+        }
+    }
+
+    /// The backend the kernels belong to.
+    pub(crate) fn backend(&self) -> Backend {
+        self.kernels.backend()
+    }
+
+    /// The serialized length of the structure this state was decoded
+    /// from.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        match &self.bumped {
+            Some(top) => top.len(),
+            None => self.parts.geometry.filter_bytes(),
+        }
+    }
+
+    /// The first layer, as a caller with no view keeps it (the C ABI).
+    #[cfg(feature = "capi")]
+    pub(crate) fn first_layer(&self, bytes: &[u8]) -> Result<FirstLayer, Error> {
+        match self.bumped {
+            Some(_) => FirstLayer::of_bumped(bytes),
+            None => Ok(FirstLayer::single(self.parts.geometry, self.seed)),
+        }
+    }
 }
 
 /// Where a layer's thresholds and payload lie in the structure's bytes.

@@ -142,7 +142,7 @@ impl<B: AsRef<[u8]>> Filter<B> {
         // Not through `view`: no copy of the decoded state per query.
         let bytes = self.checked_bytes();
         let v = &self.validated;
-        v.contains(bytes, v.payload(bytes), hash)
+        v.one(bytes, v.payload(bytes), hash)
     }
 
     /// Queries every hash into `out` (same length as `hashes`).

@@ -31,14 +31,13 @@ use crate::bump::{self, Bounds, Shape};
 use crate::bumped_layout::{self, LAST_LAYER_KEYS};
 use crate::error::Error;
 use crate::hash::{Coeff, Expander, FreeRows};
-use crate::kernels::{EvalKernels, SolveKernel};
-use crate::layered::BumpedTop;
+use crate::kernels::SolveKernel;
+use crate::layered::ViewState;
 use crate::layout::{
     self, Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, RawHeader, Width, column_mask,
     is_bumped_of,
 };
 use crate::plan::MAX_SEEDS;
-use crate::probe::Parts;
 use crate::sizing::{check_keys, standard_blocks};
 use crate::word::Rows;
 
@@ -628,20 +627,11 @@ pub struct RetrievalRef<'a> {
     state: RetrievalState,
 }
 
-/// What a view decodes from its header: everything but the bytes.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RetrievalState {
-    /// The geometry and seed of the (first) layer.
-    parts: Parts,
-    value_bits: u32,
-    seed: u32,
-    num_keys: u64,
-    kernels: EvalKernels<Parts>,
-    /// Bumped layers: the first's ranges and the next ones' state.
-    bumped: Option<BumpedTop<EvalKernels<Parts>>>,
-}
+/// What a view decodes from its header, everything but the bytes: a view
+/// state that answers `u64` values ([`ViewState`], which filters share).
+pub(crate) type RetrievalState = ViewState<u64>;
 
-impl RetrievalState {
+impl ViewState<u64> {
     /// The state of the structure `bytes` (validated here), evaluating
     /// with `backend`.
     pub(crate) fn decode(bytes: &[u8], backend: Backend) -> Result<RetrievalState, Error> {
@@ -649,88 +639,26 @@ impl RetrievalState {
             return RetrievalState::decode_bumped(bytes, backend);
         }
         let h = RetrievalHeader::decode(bytes)?;
-        let g = h.geometry;
-        Ok(RetrievalState {
-            parts: Parts {
-                geometry: g,
-                expander: Expander::new(&g, h.seed),
-            },
-            value_bits: h.value_bits,
-            seed: h.seed,
-            num_keys: h.num_keys,
-            kernels: EvalKernels::for_retrieval(backend, &g).ok_or(Error::BackendUnavailable)?,
-            bumped: None,
-        })
+        RetrievalState::single(h.geometry, h.seed, h.num_keys, h.value_bits, backend)
     }
 
     /// [`RetrievalState::decode`] of Bumped layers: the whole table and
     /// every layer's thresholds checked, the length exact.
     fn decode_bumped(bytes: &[u8], backend: Backend) -> Result<RetrievalState, Error> {
         crate::layout::exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
-        bumped_layout::validate_prefix(bytes)?;
-        let (first, header, top) = BumpedTop::decode(bytes, backend)?;
-        let g = first.geometry;
-        Ok(RetrievalState {
-            parts: Parts {
-                geometry: g,
-                expander: Expander::new(&g, first.seed),
-            },
-            value_bits: header.lower_columns,
-            seed: header.seed,
-            num_keys: header.num_keys,
-            kernels: EvalKernels::for_retrieval(backend, &g).ok_or(Error::BackendUnavailable)?,
-            bumped: Some(top),
-        })
+        let (header, _) = bumped_layout::validate_prefix(bytes)?;
+        RetrievalState::layered(bytes, header.lower_columns, backend)
     }
 
     /// The value of `hash` in `bytes` (which this state was decoded from).
     #[inline(always)]
     pub(crate) fn get(&self, bytes: &[u8], hash: u64) -> u64 {
-        match &self.bumped {
-            None => self.kernels.one(&self.parts, payload(bytes), hash),
-            Some(top) => {
-                let first = top.first_payload(bytes);
-                top.one(&self.parts, &self.kernels, bytes, first, hash)
-            }
-        }
+        self.one(bytes, self.payload(bytes), hash)
     }
 
     /// Every hash's value into `out` (of the same length).
     pub(crate) fn get_batch(&self, bytes: &[u8], hashes: &[u64], out: &mut [u64]) {
-        match &self.bumped {
-            None => self.kernels.batch(&self.parts, payload(bytes), hashes, out),
-            Some(top) => top.batch(&self.parts, &self.kernels, bytes, hashes, out),
-        }
-    }
-
-    /// The same state evaluating with `backend`.
-    /// (`bytes` are those it was decoded from: Bumped layers' kernels are
-    /// resolved again from them.)
-    pub(crate) fn with_backend(
-        self,
-        bytes: &[u8],
-        backend: Backend,
-    ) -> Result<RetrievalState, Error> {
-        let kernels = EvalKernels::for_retrieval(backend, &self.parts.geometry)
-            .ok_or(Error::BackendUnavailable)?;
-        let bumped = match self.bumped {
-            Some(_) => Some(BumpedTop::decode(bytes, backend)?.2),
-            None => None,
-        };
-        Ok(RetrievalState {
-            kernels,
-            bumped,
-            ..self
-        })
-    }
-
-    /// The serialized length.
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) fn len(&self) -> usize {
-        match &self.bumped {
-            Some(top) => top.len(),
-            None => self.parts.geometry.filter_bytes(),
-        }
+        self.batch(bytes, self.payload(bytes), hashes, out);
     }
 
     /// The kind of the layers.
@@ -740,12 +668,6 @@ impl RetrievalState {
             None => Kind::Standard,
         }
     }
-}
-
-/// The payload of a structure's bytes.
-#[inline(always)]
-fn payload(bytes: &[u8]) -> &[u8] {
-    bytes.get(HEADER_BYTES..).unwrap_or(&[])
 }
 
 impl core::fmt::Debug for RetrievalRef<'_> {
@@ -853,7 +775,7 @@ impl<'a> RetrievalRef<'a> {
 
     /// The backend evaluations use.
     pub fn backend(&self) -> Backend {
-        self.state.kernels.backend()
+        self.state.backend()
     }
 
     /// Bits per value.
@@ -912,14 +834,7 @@ impl<'a> RetrievalRef<'a> {
     /// The first layer, as a caller with no view keeps it (the C ABI).
     #[cfg(feature = "capi")]
     pub(crate) fn first_layer(&self) -> Result<crate::layered::FirstLayer, Error> {
-        use crate::layered::FirstLayer;
-        match self.state.bumped {
-            Some(_) => FirstLayer::of_bumped(self.bytes),
-            None => Ok(FirstLayer::single(
-                self.state.parts.geometry,
-                self.state.seed,
-            )),
-        }
+        self.state.first_layer(self.bytes)
     }
 
     /// A view of `bytes` with a state decoded from them before.
