@@ -606,6 +606,17 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     hash_key_with_seed(rest, hash_key(head))
 }
 
+/// Zeroes the header room at the start of `out` (as much of it as `out`
+/// has), so that a structure a buffer held before does not survive a
+/// build into it that fails, whatever the failure: every build does this
+/// first.
+pub(crate) fn clear_header(out: &mut [u8]) {
+    let header = out.len().min(HEADER_BYTES);
+    if let Some(header) = out.get_mut(..header) {
+        header.fill(0);
+    }
+}
+
 /// Writes [`checksum`] into the header of `bytes` (a structure just
 /// serialized, exactly its bytes); nothing if they are shorter than a
 /// header.

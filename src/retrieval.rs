@@ -278,10 +278,7 @@ impl RetrievalPlan {
         scratch: &mut [u64],
         out: &mut [u8],
     ) -> Result<usize, Error> {
-        let header = out.len().min(HEADER_BYTES);
-        if let Some(header) = out.get_mut(..header) {
-            header.fill(0);
-        }
+        layout::clear_header(out);
         if values.len() != hashes.len() {
             return Err(Error::LengthMismatch {
                 expected: hashes.len(),

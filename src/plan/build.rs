@@ -9,7 +9,7 @@ use crate::bump;
 use crate::error::Error;
 use crate::fp;
 use crate::kernels::SolveKernel;
-use crate::layout::{Geometry, HEADER_BYTES, Kind};
+use crate::layout::{self, Geometry, HEADER_BYTES, Kind};
 
 impl Plan {
     /// [`Plan::build`] without the view: the filter's length. The C ABI
@@ -20,12 +20,7 @@ impl Plan {
         scratch: &mut [u64],
         out: &mut [u8],
     ) -> Result<usize, Error> {
-        // A previous filter in this buffer must not survive a failed build,
-        // whatever the failure: the header goes first.
-        let header = out.len().min(HEADER_BYTES);
-        if let Some(header) = out.get_mut(..header) {
-            header.fill(0);
-        }
+        layout::clear_header(out);
         if let Some(n) = self.num_keys
             && hashes.len() > n
         {
