@@ -11,16 +11,6 @@ use crate::hash::{Coeff, Expander, start};
 use crate::kernels::prefetch_for_write;
 use crate::word::Rows;
 
-/// Bands `ordered` (remixed with the layer's seed, in banding order) into
-/// `rows` (zeroed, Standard Ribbon's stride, the layer's slots) and writes
-/// every bucket's threshold into `thresholds` (one per bucket;
-/// [`Buckets::size`] where nothing was bumped). The bumped keys end up at
-/// the front of `ordered`, still remixed with this layer's seed, in their
-/// banding order; the answer is how many there are. `kept` is scratch of
-/// [`BANDING_LANES`] times [`kept_entries`] entries. `Err(())` when
-/// `thresholds` has fewer entries than the layer has buckets, `kept` is
-/// short, or `rows` is not the layer's.
-///
 /// Buckets that contradict themselves in the last quarter of their
 /// starts after which a layer gives up (keys crafted against its seed:
 /// [`Lane::bump`]).
@@ -36,6 +26,16 @@ pub(crate) struct BandLimits {
     pub(crate) bumped: usize,
 }
 
+/// Bands `ordered` (remixed with the layer's seed, in banding order) into
+/// `rows` (zeroed, Standard Ribbon's stride, the layer's slots) and writes
+/// every bucket's threshold into `thresholds` (one per bucket;
+/// [`Buckets::size`] where nothing was bumped). The bumped keys end up at
+/// the front of `ordered`, still remixed with this layer's seed, in their
+/// banding order; the answer is how many there are. `kept` is scratch of
+/// [`BANDING_LANES`] times [`kept_entries`] entries. `Err(())` when
+/// `thresholds` has fewer entries than the layer has buckets, `kept` is
+/// short, or `rows` is not the layer's.
+///
 /// Large layers are banded in [`BANDING_SEGMENTS`] segments, one step of
 /// each in turn, under the rule of [`boundary_buckets`] (which says why
 /// the outcome is that of banding bucket by bucket under the rule).
