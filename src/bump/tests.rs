@@ -7,13 +7,21 @@ use super::*;
 /// are cut, so that the comparisons with the model and the dense
 /// oracle meet boundaries (builds cut from [`MIN_SEGMENT_BUCKETS`]).
 pub(crate) const TEST_SEGMENT_BUCKETS: u64 = 8;
+use super::lanes::Lane;
 use crate::backend::Backend;
+use crate::band::{AddOutcome, Chain};
 use crate::bumped_layout::test_support::random_thresholds;
-use crate::bumped_layout::{Layers, ThresholdsRef, order_scratch_words, threshold_groups};
+use crate::bumped_layout::{
+    Buckets, GROUP_BYTES, Layers, MIN_SEGMENT_BUCKETS, ThresholdsRef, encode_thresholds,
+    kept_entries, listed_exceptions, order_scratch_words, threshold_groups,
+};
 use crate::bumped_study::{self, Exceptions, Params};
 use crate::filter::FilterRef;
-use crate::layout::{Geometry, HEADER_BYTES, Kind, Width};
+use crate::hash::{Coeff, Expander, remix, start};
+use crate::kernels::SolveKernel;
+use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, Width};
 use crate::test_kit::splitmix64;
+use crate::word::Rows;
 use std::vec;
 use std::vec::Vec;
 
