@@ -161,7 +161,6 @@ pub(crate) struct Expander {
 }
 
 impl Expander {
-    #[inline]
     pub(crate) fn new(g: &crate::layout::Geometry, seed: u32) -> Expander {
         Expander {
             seed_mix: seed_mix(seed),

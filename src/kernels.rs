@@ -273,7 +273,6 @@ impl QueryKernels<Parts> {
     /// place that turns a filter's width and kind into kernel types. An
     /// empty filter (no blocks) gets kernels that answer "absent" without
     /// reading.
-    #[inline]
     pub(crate) fn for_filter(backend: Backend, g: &Geometry) -> Option<Self> {
         if g.num_blocks == 0 {
             return Self::empty(backend);

@@ -167,7 +167,6 @@ pub(crate) struct Geometry {
 impl Geometry {
     /// Builds a geometry, checking every invariant the query relies on and
     /// that every derived size fits in `usize`.
-    #[inline]
     pub(crate) fn new(
         kind: Kind,
         width: Width,
@@ -329,7 +328,6 @@ pub(crate) struct ColumnMasks {
 }
 
 impl ColumnMasks {
-    #[inline]
     pub(crate) fn new(g: &Geometry) -> ColumnMasks {
         ColumnMasks {
             upper_start_slot: g.upper_start_slot(),
