@@ -1,0 +1,115 @@
+//! `ribbon_build`, and the checks every one-call build (filter or
+//! retrieval) makes of its buffers before it builds.
+
+use super::RIBBON_ERR_OVERLAP;
+use super::plan::{load_plan, ribbon_plan};
+use super::pointers::{c_ref, c_scratch, c_slice, c_slice_mut, check_array, overlaps, span};
+use super::status;
+use crate::error::Error;
+use crate::layout::HEADER_BYTES;
+
+/// The buffers of a one-call build, as C passed them: `N` arrays of `n`
+/// words that are only read (hashes, values), the scratch and `out`.
+pub(super) struct BuildBuffers<const N: usize> {
+    pub(super) inputs: [*const u64; N],
+    pub(super) n: usize,
+    pub(super) scratch: *mut u64,
+    pub(super) scratch_words: usize,
+    pub(super) out: *mut u8,
+    pub(super) out_len: usize,
+}
+
+/// Builds into `b.out` with the plan struct `*plan` (`load` reads it):
+/// checks `out` first (a NULL `out`, an `out_len` past `isize::MAX` or
+/// overlapping buffers write nothing), then zeroes the first
+/// `min(out_len, HEADER_BYTES)` bytes of `out` before anything else is
+/// checked, so that a structure built there before never outlives a
+/// failed build. The read-only arrays may overlap each other.
+///
+/// # Safety
+/// `plan` is NULL or points to a readable `P`; each pointer of `b` is
+/// NULL or valid for its stated length: the inputs readable for `n`
+/// words, `scratch` writable for `scratch_words` words, `out` writable
+/// for `out_len` bytes.
+pub(super) unsafe fn build_into<P, L, const N: usize>(
+    plan: *const P,
+    b: BuildBuffers<N>,
+    load: impl FnOnce(&P) -> Result<L, i32>,
+    build: impl FnOnce(L, [&[u64]; N], &mut [u64], &mut [u8]) -> Result<(), Error>,
+) -> Result<(), i32> {
+    if b.out_len > 0 {
+        check_array(b.out, b.out_len)?;
+    }
+    let (input_bytes, scratch_bytes) = (span::<u64>(b.n), span::<u64>(b.scratch_words));
+    let plan_bytes = core::mem::size_of::<P>();
+    let input_overlaps = b.inputs.iter().any(|&input| {
+        overlaps(input, input_bytes, b.scratch, scratch_bytes)
+            || overlaps(input, input_bytes, b.out, b.out_len)
+    });
+    if input_overlaps
+        || overlaps(b.scratch, scratch_bytes, b.out, b.out_len)
+        || overlaps(plan, plan_bytes, b.scratch, scratch_bytes)
+        || overlaps(plan, plan_bytes, b.out, b.out_len)
+    {
+        return Err(RIBBON_ERR_OVERLAP);
+    }
+    let header = b.out_len.min(HEADER_BYTES);
+    if header > 0 {
+        // SAFETY: `out` is non-NULL (`out_len > 0`, checked above) and
+        // writable for `out_len >= header` bytes per the contract; it
+        // overlaps no other argument, and nothing references it yet.
+        unsafe { core::ptr::write_bytes(b.out, 0, header) };
+    }
+    // SAFETY: the caller passes NULL or a valid `P`.
+    let plan = load(unsafe { c_ref(plan) }?)?;
+    let mut inputs: [&[u64]; N] = [&[]; N];
+    for (slice, &input) in inputs.iter_mut().zip(&b.inputs) {
+        // SAFETY: readable for `n` words per the contract.
+        *slice = unsafe { c_slice(input, b.n) }?;
+    }
+    // SAFETY: writable for `scratch_words` words per the contract, and
+    // overlapping neither the inputs nor `out` (checked above).
+    let scratch = unsafe { c_scratch(b.scratch, b.scratch_words) }?;
+    // SAFETY: writable for `out_len` bytes per the contract, and
+    // overlapping neither the inputs nor the scratch (checked above).
+    let out = unsafe { c_slice_mut(b.out, b.out_len) }?;
+    build(plan, inputs, scratch, out).map_err(Error::code)
+}
+
+/// Builds a filter from `n` hashes into `out` (any alignment).
+///
+/// Checks `out` first: a NULL `out`, an `out_len` past `isize::MAX` or
+/// overlapping buffers write nothing; every other failure zeroes the first
+/// `min(out_len, HEADER_BYTES)` bytes of `out` before anything else is
+/// checked, so that a filter built there before never outlives a failed
+/// build.
+///
+/// # Safety
+/// Each pointer is NULL or valid for its stated length: `hashes` readable
+/// for `n` words, `scratch` writable for `scratch_words` words, `out`
+/// writable for `out_len` bytes. Overlapping regions are refused.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ribbon_build(
+    p: *const ribbon_plan,
+    hashes: *const u64,
+    n: usize,
+    scratch: *mut u64,
+    scratch_words: usize,
+    out: *mut u8,
+    out_len: usize,
+) -> i32 {
+    let buffers = BuildBuffers {
+        inputs: [hashes],
+        n,
+        scratch,
+        scratch_words,
+        out,
+        out_len,
+    };
+    // SAFETY: forwarded contract.
+    status(unsafe {
+        build_into(p, buffers, load_plan, |plan, [hashes], scratch, out| {
+            plan.build_in_place(hashes, scratch, out).map(|_| ())
+        })
+    })
+}
