@@ -8,18 +8,10 @@ use super::status;
 use crate::error::Error;
 use crate::layout::HEADER_BYTES;
 
-/// The buffers of a one-call build, as C passed them: `N` arrays of `n`
-/// words that are only read (hashes, values), the scratch and `out`.
-pub(super) struct BuildBuffers<const N: usize> {
-    pub(super) inputs: [*const u64; N],
-    pub(super) n: usize,
-    pub(super) scratch: *mut u64,
-    pub(super) scratch_words: usize,
-    pub(super) out: *mut u8,
-    pub(super) out_len: usize,
-}
-
-/// Builds into `b.out` with the plan struct `*plan` (`load` reads it):
+/// Builds into `out` (a pointer and a length in bytes) with the plan
+/// struct `*plan` (`load` reads it) from `inputs`, `N` arrays of `n`
+/// words that are only read (hashes, values), in `scratch` (a pointer and
+/// a length in words):
 /// checks `out` first (a NULL `out`, an `out_len` past `isize::MAX` or
 /// overlapping buffers write nothing), then zeroes the first
 /// `min(out_len, HEADER_BYTES)` bytes of `out` before anything else is
@@ -27,53 +19,55 @@ pub(super) struct BuildBuffers<const N: usize> {
 /// failed build. The read-only arrays may overlap each other.
 ///
 /// # Safety
-/// `plan` is NULL or points to a readable `P`; each pointer of `b` is
-/// NULL or valid for its stated length: the inputs readable for `n`
-/// words, `scratch` writable for `scratch_words` words, `out` writable
-/// for `out_len` bytes.
+/// `plan` is NULL or points to a readable `P`; each pointer is NULL or
+/// valid for its stated length: the inputs readable for `n` words,
+/// `scratch` writable for its words, `out` writable for its bytes.
 pub(super) unsafe fn build_into<P, L, const N: usize>(
     plan: *const P,
-    b: BuildBuffers<N>,
+    inputs: [*const u64; N],
+    n: usize,
+    (scratch, scratch_words): (*mut u64, usize),
+    (out, out_len): (*mut u8, usize),
     load: impl FnOnce(&P) -> Result<L, i32>,
     build: impl FnOnce(L, [&[u64]; N], &mut [u64], &mut [u8]) -> Result<(), Error>,
 ) -> Result<(), i32> {
-    if b.out_len > 0 {
-        check_array(b.out, b.out_len)?;
+    if out_len > 0 {
+        check_array(out, out_len)?;
     }
-    let (input_bytes, scratch_bytes) = (span::<u64>(b.n), span::<u64>(b.scratch_words));
+    let (input_bytes, scratch_bytes) = (span::<u64>(n), span::<u64>(scratch_words));
     let plan_bytes = core::mem::size_of::<P>();
-    let input_overlaps = b.inputs.iter().any(|&input| {
-        overlaps(input, input_bytes, b.scratch, scratch_bytes)
-            || overlaps(input, input_bytes, b.out, b.out_len)
+    let input_overlaps = inputs.iter().any(|&input| {
+        overlaps(input, input_bytes, scratch, scratch_bytes)
+            || overlaps(input, input_bytes, out, out_len)
     });
     if input_overlaps
-        || overlaps(b.scratch, scratch_bytes, b.out, b.out_len)
-        || overlaps(plan, plan_bytes, b.scratch, scratch_bytes)
-        || overlaps(plan, plan_bytes, b.out, b.out_len)
+        || overlaps(scratch, scratch_bytes, out, out_len)
+        || overlaps(plan, plan_bytes, scratch, scratch_bytes)
+        || overlaps(plan, plan_bytes, out, out_len)
     {
         return Err(RIBBON_ERR_OVERLAP);
     }
-    let header = b.out_len.min(HEADER_BYTES);
+    let header = out_len.min(HEADER_BYTES);
     if header > 0 {
         // SAFETY: `out` is non-NULL (`out_len > 0`, checked above) and
         // writable for `out_len >= header` bytes per the contract; it
         // overlaps no other argument, and nothing references it yet.
-        unsafe { core::ptr::write_bytes(b.out, 0, header) };
+        unsafe { core::ptr::write_bytes(out, 0, header) };
     }
     // SAFETY: the caller passes NULL or a valid `P`.
     let plan = load(unsafe { c_ref(plan) }?)?;
-    let mut inputs: [&[u64]; N] = [&[]; N];
-    for (slice, &input) in inputs.iter_mut().zip(&b.inputs) {
+    let mut slices: [&[u64]; N] = [&[]; N];
+    for (slice, &input) in slices.iter_mut().zip(&inputs) {
         // SAFETY: readable for `n` words per the contract.
-        *slice = unsafe { c_slice(input, b.n) }?;
+        *slice = unsafe { c_slice(input, n) }?;
     }
     // SAFETY: writable for `scratch_words` words per the contract, and
     // overlapping neither the inputs nor `out` (checked above).
-    let scratch = unsafe { c_scratch(b.scratch, b.scratch_words) }?;
+    let scratch = unsafe { c_scratch(scratch, scratch_words) }?;
     // SAFETY: writable for `out_len` bytes per the contract, and
     // overlapping neither the inputs nor the scratch (checked above).
-    let out = unsafe { c_slice_mut(b.out, b.out_len) }?;
-    build(plan, inputs, scratch, out).map_err(Error::code)
+    let out = unsafe { c_slice_mut(out, out_len) }?;
+    build(plan, slices, scratch, out).map_err(Error::code)
 }
 
 /// Builds a filter from `n` hashes into `out` (any alignment).
@@ -98,18 +92,16 @@ pub unsafe extern "C" fn ribbon_build(
     out: *mut u8,
     out_len: usize,
 ) -> i32 {
-    let buffers = BuildBuffers {
-        inputs: [hashes],
-        n,
-        scratch,
-        scratch_words,
-        out,
-        out_len,
-    };
     // SAFETY: forwarded contract.
     status(unsafe {
-        build_into(p, buffers, load_plan, |plan, [hashes], scratch, out| {
-            plan.build_in_place(hashes, scratch, out).map(|_| ())
-        })
+        build_into(
+            p,
+            [hashes],
+            n,
+            (scratch, scratch_words),
+            (out, out_len),
+            load_plan,
+            |plan, [hashes], scratch, out| plan.build_in_place(hashes, scratch, out).map(|_| ()),
+        )
     })
 }

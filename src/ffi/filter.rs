@@ -1,9 +1,9 @@
 //! `ribbon_filter`: a view of a serialized filter, opened once and
 //! queried, one hash or a batch at a time.
 
-use super::pointers::{PtrSlot, c_ref};
+use super::pointers::c_ref;
 use super::view::{
-    VIEW_WORDS, ViewFields, ViewStruct, batch, open_view, serialized_size, stored, stored_in,
+    ViewFields, ViewSlots, ViewStruct, batch, open_view, serialized_size, stored, stored_in,
 };
 use super::{RIBBON_ERR_UNINITIALIZED, status, value_or_status};
 use crate::error::Error;
@@ -16,10 +16,8 @@ use crate::probe::Parts;
 #[repr(C)]
 #[derive(Debug)]
 pub struct ribbon_filter {
-    /// The filter's bytes.
-    bytes: PtrSlot,
-    /// The magic, the view's fields, the check word (`view_words`).
-    words: [u64; VIEW_WORDS],
+    /// The filter's bytes, the magic, the view's fields, the check word.
+    view: ViewSlots,
 }
 
 impl ribbon_filter {
@@ -27,8 +25,7 @@ impl ribbon_filter {
     /// function (Rust users of the C ABI need it for statics).
     pub const fn zeroed() -> ribbon_filter {
         ribbon_filter {
-            bytes: PtrSlot::NULL,
-            words: [0; VIEW_WORDS],
+            view: ViewSlots::ZEROED,
         }
     }
 }
@@ -37,16 +34,14 @@ const FILTER_MAGIC: u64 = 0x5242_4b5f_464c_5401; // "RBK_FLT" v1
 
 impl ViewStruct for ribbon_filter {
     const MAGIC: u64 = FILTER_MAGIC;
-    const ZEROED: ribbon_filter = ribbon_filter::zeroed();
 
     #[inline(always)]
-    fn slots(&self) -> (PtrSlot, &[u64; VIEW_WORDS]) {
-        (self.bytes, &self.words)
+    fn slots(&self) -> &ViewSlots {
+        &self.view
     }
 
-    fn set_slots(&mut self, bytes: PtrSlot, words: [u64; VIEW_WORDS]) {
-        self.words = words;
-        self.bytes = bytes;
+    fn slots_mut(&mut self) -> &mut ViewSlots {
+        &mut self.view
     }
 
     fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error> {

@@ -5,6 +5,7 @@
 use super::pointers::{c_mut, c_ref};
 use super::{RIBBON_ERR_INVALID_ARGUMENT, RIBBON_ERR_UNINITIALIZED, status};
 use crate::backend::Backend;
+use crate::bounds;
 use crate::error::Error;
 use crate::layout::{Geometry, Kind, Width};
 use crate::plan::Plan;
@@ -129,24 +130,28 @@ pub(super) fn key_count(num_keys: u64) -> Result<usize, i32> {
     })
 }
 
+/// A `Plan` constructor: kind, width, keys and one argument of its own
+/// (`Plan::new`, `Plan::for_fp_rate`, `Plan::for_bytes`).
+type MakePlan<A> = fn(Kind, Width, usize, A) -> Result<Plan, Error>;
+
 /// Zeroes `*p`, then fills it in with the plan `make` makes of the C
-/// kind, width and key count.
+/// kind, width and key count and its own argument `arg`.
 ///
 /// # Safety
 /// `p` is NULL or points to a writable `ribbon_plan`.
-unsafe fn plan_from(
+unsafe fn plan_from<A>(
     p: *mut ribbon_plan,
     kind: u32,
     width: u32,
     num_keys: u64,
-    make: impl FnOnce(Kind, Width, usize) -> Result<Plan, Error>,
+    (make, arg): (MakePlan<A>, A),
 ) -> i32 {
     let init = |p: &mut ribbon_plan| {
         p.opaque = [0; 8];
         let (Some(kind), Some(width)) = (Kind::from_code(kind), Width::from_bits(width)) else {
             return Err(RIBBON_ERR_INVALID_ARGUMENT);
         };
-        let plan = make(kind, width, key_count(num_keys)?).map_err(Error::code)?;
+        let plan = make(kind, width, key_count(num_keys)?, arg).map_err(Error::code)?;
         store_plan(p, &plan);
         Ok(())
     };
@@ -168,11 +173,7 @@ pub unsafe extern "C" fn ribbon_plan_init(
     millibits_per_key: u32,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe {
-        plan_from(p, kind, width, num_keys, |k, w, n| {
-            Plan::new(k, w, n, millibits_per_key)
-        })
-    }
+    unsafe { plan_from(p, kind, width, num_keys, (Plan::new, millibits_per_key)) }
 }
 
 /// Plans the smallest filter with FP rate at most `1 / one_in`.
@@ -188,11 +189,7 @@ pub unsafe extern "C" fn ribbon_plan_init_fp_rate(
     one_in: u64,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe {
-        plan_from(p, kind, width, num_keys, |k, w, n| {
-            Plan::for_fp_rate(k, w, n, one_in)
-        })
-    }
+    unsafe { plan_from(p, kind, width, num_keys, (Plan::for_fp_rate, one_in)) }
 }
 
 /// Plans the best filter of at most `filter_bytes` bytes.
@@ -208,11 +205,7 @@ pub unsafe extern "C" fn ribbon_plan_init_bytes(
     filter_bytes: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    unsafe {
-        plan_from(p, kind, width, num_keys, |k, w, n| {
-            Plan::for_bytes(k, w, n, filter_bytes)
-        })
-    }
+    unsafe { plan_from(p, kind, width, num_keys, (Plan::for_bytes, filter_bytes)) }
 }
 
 /// Sets the first seed builds with `p` try ([`Plan::with_seed`]): where
@@ -312,13 +305,7 @@ pub extern "C" fn ribbon_max_filter_bytes(
     num_keys: u64,
     millibits: u32,
 ) -> usize {
-    bound(
-        kind,
-        width,
-        num_keys,
-        millibits,
-        crate::bounds::max_filter_bytes,
-    )
+    bound(kind, width, num_keys, millibits, bounds::max_filter_bytes)
 }
 
 /// `RIBBON_SCRATCH_WORDS_MAX` at run time ([`crate::bounds::max_scratch_words`]).
@@ -329,13 +316,7 @@ pub extern "C" fn ribbon_max_scratch_words(
     num_keys: u64,
     millibits: u32,
 ) -> usize {
-    bound(
-        kind,
-        width,
-        num_keys,
-        millibits,
-        crate::bounds::max_scratch_words,
-    )
+    bound(kind, width, num_keys, millibits, bounds::max_scratch_words)
 }
 
 /// `RIBBON_BANDING_SCRATCH_WORDS_MAX` at run time
@@ -352,6 +333,6 @@ pub extern "C" fn ribbon_max_banding_scratch_words(
         width,
         num_keys,
         millibits,
-        crate::bounds::max_banding_scratch_words,
+        bounds::max_banding_scratch_words,
     )
 }

@@ -2,11 +2,11 @@
 //! (a value of a few bits for each key of a set) planned, built, opened
 //! and queried, as filters are.
 
-use super::build::{BuildBuffers, build_into};
+use super::build::build_into;
 use super::plan::{check_word, key_count};
-use super::pointers::{PtrSlot, c_mut, c_ref};
+use super::pointers::{c_mut, c_ref};
 use super::view::{
-    VIEW_WORDS, ViewFields, ViewStruct, batch, gone_bad, open_view, serialized_size, stored,
+    ViewFields, ViewSlots, ViewStruct, batch, gone_bad, open_view, serialized_size, stored,
     stored_in,
 };
 use super::{RIBBON_ERR_INVALID_ARGUMENT, RIBBON_ERR_UNINITIALIZED, status};
@@ -36,10 +36,8 @@ impl ribbon_retrieval_plan {
 #[repr(C)]
 #[derive(Debug)]
 pub struct ribbon_retrieval {
-    /// The structure's bytes.
-    bytes: PtrSlot,
-    /// The magic, the view's fields, the check word (`view_words`).
-    words: [u64; VIEW_WORDS],
+    /// The structure's bytes, the magic, the view's fields, the check word.
+    view: ViewSlots,
 }
 
 impl ribbon_retrieval {
@@ -47,8 +45,7 @@ impl ribbon_retrieval {
     /// function (Rust users of the C ABI need it for statics).
     pub const fn zeroed() -> ribbon_retrieval {
         ribbon_retrieval {
-            bytes: PtrSlot::NULL,
-            words: [0; VIEW_WORDS],
+            view: ViewSlots::ZEROED,
         }
     }
 }
@@ -126,16 +123,14 @@ unsafe fn retrieval_plan_at(p: *const ribbon_retrieval_plan) -> Result<Retrieval
 
 impl ViewStruct for ribbon_retrieval {
     const MAGIC: u64 = RETRIEVAL_MAGIC;
-    const ZEROED: ribbon_retrieval = ribbon_retrieval::zeroed();
 
     #[inline(always)]
-    fn slots(&self) -> (PtrSlot, &[u64; VIEW_WORDS]) {
-        (self.bytes, &self.words)
+    fn slots(&self) -> &ViewSlots {
+        &self.view
     }
 
-    fn set_slots(&mut self, bytes: PtrSlot, words: [u64; VIEW_WORDS]) {
-        self.words = words;
-        self.bytes = bytes;
+    fn slots_mut(&mut self) -> &mut ViewSlots {
+        &mut self.view
     }
 
     fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error> {
@@ -283,19 +278,14 @@ pub unsafe extern "C" fn ribbon_retrieval_build(
     out: *mut u8,
     out_len: usize,
 ) -> i32 {
-    let buffers = BuildBuffers {
-        inputs: [hashes, values],
-        n,
-        scratch,
-        scratch_words,
-        out,
-        out_len,
-    };
     // SAFETY: forwarded contract.
     status(unsafe {
         build_into(
             p,
-            buffers,
+            [hashes, values],
+            n,
+            (scratch, scratch_words),
+            (out, out_len),
             load_retrieval_plan,
             |plan, [hashes, values], scratch, out| {
                 plan.build_in_place(hashes, values, scratch, out)

@@ -13,7 +13,7 @@ use crate::probe::Parts;
 
 /// Words of a C view struct (filter or retrieval) after its bytes
 /// pointer ([`view_words`] lays them out); the last is the check word.
-pub(super) const VIEW_WORDS: usize = 19;
+const VIEW_WORDS: usize = 19;
 /// Where a view struct's words hold the first layer's [`Parts`].
 const PARTS_AT: usize = 8;
 const CHECK_AT: usize = VIEW_WORDS - 1;
@@ -208,17 +208,35 @@ pub(super) fn gone_bad(e: Error) -> i32 {
     }
 }
 
+/// What a view struct (`ribbon_filter`, `ribbon_retrieval`) holds: the
+/// pointer to the bytes the caller opened, and the words [`view_words`]
+/// lays out.
+#[repr(C)]
+#[derive(Debug)]
+pub(super) struct ViewSlots {
+    /// The structure's bytes.
+    bytes: PtrSlot,
+    /// The magic, the view's fields, the check word.
+    words: [u64; VIEW_WORDS],
+}
+
+impl ViewSlots {
+    /// The slots before an open fills them in.
+    pub(super) const ZEROED: ViewSlots = ViewSlots {
+        bytes: PtrSlot::NULL,
+        words: [0; VIEW_WORDS],
+    };
+}
+
 /// A view struct: `ribbon_filter` or `ribbon_retrieval`, alike but for
 /// their magic and what their bytes must validate as.
 pub(super) trait ViewStruct: Sized {
     /// The magic word of a struct an open filled in.
     const MAGIC: u64;
-    /// The struct before an open fills it in.
-    const ZEROED: Self;
-    /// The bytes pointer and the words the struct keeps.
-    fn slots(&self) -> (PtrSlot, &[u64; VIEW_WORDS]);
-    /// Stores the bytes pointer and the words.
-    fn set_slots(&mut self, bytes: PtrSlot, words: [u64; VIEW_WORDS]);
+    /// What the struct holds.
+    fn slots(&self) -> &ViewSlots;
+    /// What the struct holds, to fill in.
+    fn slots_mut(&mut self) -> &mut ViewSlots;
     /// Validates `bytes` (with the checksum when `verify`) as this
     /// struct's structure, and what a view keeps of it.
     fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error>;
@@ -242,11 +260,14 @@ pub(super) unsafe fn open_view<V: ViewStruct>(
     }
     // SAFETY: the caller passes NULL or a valid, writable struct.
     let view = unsafe { c_mut(view) }?;
-    *view = V::ZEROED;
+    *view.slots_mut() = ViewSlots::ZEROED;
     // SAFETY: NULL or readable for `len` bytes per the contract.
     let slice = unsafe { c_bytes(bytes, len) }?;
     let fields = V::fields(slice, verify).map_err(Error::code)?;
-    view.set_slots(PtrSlot::new(bytes), view_words(V::MAGIC, &fields, bytes));
+    *view.slots_mut() = ViewSlots {
+        bytes: PtrSlot::new(bytes),
+        words: view_words(V::MAGIC, &fields, bytes),
+    };
     Ok(())
 }
 
@@ -269,9 +290,9 @@ pub(super) unsafe fn stored<'a, V: ViewStruct + 'a>(v: *const V) -> Result<Check
 /// As for [`load_view`].
 #[inline(always)]
 pub(super) unsafe fn stored_in<V: ViewStruct>(v: &V) -> Result<CheckedView<'_>, i32> {
-    let (bytes, words) = v.slots();
+    let slots = v.slots();
     // SAFETY: forwarded contract.
-    unsafe { load_view(V::MAGIC, bytes, words) }
+    unsafe { load_view(V::MAGIC, slots.bytes, &slots.words) }
 }
 
 /// A batch query of `n` hashes on the view struct `v` (whose structure's
