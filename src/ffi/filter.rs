@@ -117,7 +117,7 @@ pub unsafe extern "C" fn ribbon_filter_size(
     filter_len: *mut usize,
 ) -> i32 {
     // SAFETY: the caller's contract is `serialized_size`'s.
-    unsafe { serialized_size(bytes, len, filter_len, FilterRef::serialized_len) }
+    status(unsafe { serialized_size(bytes, len, filter_len, FilterRef::serialized_len) })
 }
 
 /// Validates `len` bytes as a filter, its checksum included, and fills

@@ -308,7 +308,7 @@ pub unsafe extern "C" fn ribbon_retrieval_size(
     retrieval_len: *mut usize,
 ) -> i32 {
     // SAFETY: the caller's contract is `serialized_size`'s.
-    unsafe { serialized_size(bytes, len, retrieval_len, RetrievalRef::serialized_len) }
+    status(unsafe { serialized_size(bytes, len, retrieval_len, RetrievalRef::serialized_len) })
 }
 
 /// Validates `len` bytes as a retrieval structure and fills in the view

@@ -4,7 +4,7 @@
 //! serialized structure.
 
 use super::pointers::{PtrSlot, c_bytes, c_mut, c_ref, c_slice, c_slice_mut, overlaps, span};
-use super::{RIBBON_ERR_NULL, RIBBON_ERR_OVERLAP, RIBBON_ERR_UNINITIALIZED, RIBBON_OK};
+use super::{RIBBON_ERR_OVERLAP, RIBBON_ERR_UNINITIALIZED};
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::kernels::{LayerKernels, kernel_choice};
@@ -342,23 +342,16 @@ pub(super) unsafe fn serialized_size(
     len: usize,
     out_len: *mut usize,
     length_of: fn(&[u8]) -> Result<usize, Error>,
-) -> i32 {
+) -> Result<(), i32> {
     if overlaps(out_len, size_of::<usize>(), bytes, span::<u8>(len)) {
-        return RIBBON_ERR_OVERLAP;
+        return Err(RIBBON_ERR_OVERLAP);
     }
     // SAFETY: the caller passes NULL or a writable `size_t`, here apart
     // from the bytes (checked above).
-    let Ok(out) = (unsafe { c_mut(out_len) }) else {
-        return RIBBON_ERR_NULL;
-    };
+    let out = unsafe { c_mut(out_len) }?;
     *out = 0;
     // SAFETY: NULL or readable for `len` bytes per the contract.
-    let length = unsafe { c_bytes(bytes, len) }.and_then(|b| length_of(b).map_err(Error::code));
-    match length {
-        Ok(n) => {
-            *out = n;
-            RIBBON_OK
-        }
-        Err(code) => code,
-    }
+    let bytes = unsafe { c_bytes(bytes, len) }?;
+    *out = length_of(bytes).map_err(Error::code)?;
+    Ok(())
 }
