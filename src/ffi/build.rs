@@ -1,36 +1,39 @@
 //! `ribbon_build`, and the checks every one-call build (filter or
 //! retrieval) makes of its buffers before it builds.
 
-use super::RIBBON_ERR_OVERLAP;
 use super::plan::{load_plan, ribbon_plan};
 use super::pointers::{c_ref, c_scratch, c_slice, c_slice_mut, check_array, overlaps, span};
-use super::status;
-use crate::error::Error;
+use super::{RIBBON_ERR_OVERLAP, RIBBON_OK};
 use crate::layout::HEADER_BYTES;
 
-/// Builds into `out` (a pointer and a length in bytes) with the plan
-/// struct `*plan` (`load` reads it) from `inputs`, `N` arrays of `n`
-/// words that are only read (hashes, values), in `scratch` (a pointer and
-/// a length in words):
+/// What a one-call build builds with, checked: the plan, the read-only
+/// arrays, the scratch and `out`.
+pub(super) type BuildArgs<'a, L, const N: usize> = (L, [&'a [u64]; N], &'a mut [u64], &'a mut [u8]);
+
+/// The checks of a one-call build (filter or retrieval) into `out` (a
+/// pointer and a length in bytes) with the plan struct `*plan` (`load`
+/// reads it) from `inputs`, `N` arrays of `n` words that are only read
+/// (hashes, values), in `scratch` (a pointer and a length in words):
 /// checks `out` first (a NULL `out`, an `out_len` past `isize::MAX` or
 /// overlapping buffers write nothing), then zeroes the first
 /// `min(out_len, HEADER_BYTES)` bytes of `out` before anything else is
 /// checked, so that a structure built there before never outlives a
-/// failed build. The read-only arrays may overlap each other.
+/// failed build. The read-only arrays may overlap each other. Inlined,
+/// so that a C build takes no more stack than the Rust build it calls.
 ///
 /// # Safety
 /// `plan` is NULL or points to a readable `P`; each pointer is NULL or
-/// valid for its stated length: the inputs readable for `n` words,
-/// `scratch` writable for its words, `out` writable for its bytes.
-pub(super) unsafe fn build_into<P, L, const N: usize>(
+/// valid for its stated length, for `'a`: the inputs readable for `n`
+/// words, `scratch` writable for its words, `out` writable for its bytes.
+#[inline(always)]
+pub(super) unsafe fn build_args<'a, P, L, const N: usize>(
     plan: *const P,
     inputs: [*const u64; N],
     n: usize,
     (scratch, scratch_words): (*mut u64, usize),
     (out, out_len): (*mut u8, usize),
     load: impl FnOnce(&P) -> Result<L, i32>,
-    build: impl FnOnce(L, [&[u64]; N], &mut [u64], &mut [u8]) -> Result<(), Error>,
-) -> Result<(), i32> {
+) -> Result<BuildArgs<'a, L, N>, i32> {
     if out_len > 0 {
         check_array(out, out_len)?;
     }
@@ -56,7 +59,7 @@ pub(super) unsafe fn build_into<P, L, const N: usize>(
     }
     // SAFETY: the caller passes NULL or a valid `P`.
     let plan = load(unsafe { c_ref(plan) }?)?;
-    let mut slices: [&[u64]; N] = [&[]; N];
+    let mut slices: [&'a [u64]; N] = [&[]; N];
     for (slice, &input) in slices.iter_mut().zip(&inputs) {
         // SAFETY: readable for `n` words per the contract.
         *slice = unsafe { c_slice(input, n) }?;
@@ -67,7 +70,7 @@ pub(super) unsafe fn build_into<P, L, const N: usize>(
     // SAFETY: writable for `out_len` bytes per the contract, and
     // overlapping neither the inputs nor the scratch (checked above).
     let out = unsafe { c_slice_mut(out, out_len) }?;
-    build(plan, slices, scratch, out).map_err(Error::code)
+    Ok((plan, slices, scratch, out))
 }
 
 /// Builds a filter from `n` hashes into `out` (any alignment).
@@ -93,15 +96,21 @@ pub unsafe extern "C" fn ribbon_build(
     out_len: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    status(unsafe {
-        build_into(
+    let args = unsafe {
+        build_args(
             p,
             [hashes],
             n,
             (scratch, scratch_words),
             (out, out_len),
             load_plan,
-            |plan, [hashes], scratch, out| plan.build_in_place(hashes, scratch, out).map(|_| ()),
         )
-    })
+    };
+    match args {
+        Ok((plan, [hashes], scratch, out)) => match plan.build_in_place(hashes, scratch, out) {
+            Ok(_) => RIBBON_OK,
+            Err(e) => e.code(),
+        },
+        Err(code) => code,
+    }
 }

@@ -44,6 +44,7 @@ impl ViewStruct for ribbon_filter {
         &mut self.view
     }
 
+    #[inline(always)]
     fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error> {
         let view = match verify {
             true => FilterRef::from_bytes(bytes)?,

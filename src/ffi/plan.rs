@@ -139,6 +139,7 @@ type MakePlan<A> = fn(Kind, Width, usize, A) -> Result<Plan, Error>;
 ///
 /// # Safety
 /// `p` is NULL or points to a writable `ribbon_plan`.
+#[inline(always)]
 unsafe fn plan_from<A>(
     p: *mut ribbon_plan,
     kind: u32,

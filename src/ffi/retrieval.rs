@@ -2,14 +2,14 @@
 //! (a value of a few bits for each key of a set) planned, built, opened
 //! and queried, as filters are.
 
-use super::build::build_into;
+use super::build::build_args;
 use super::plan::{check_word, key_count};
 use super::pointers::{c_mut, c_ref};
 use super::view::{
     ViewFields, ViewSlots, ViewStruct, batch, gone_bad, open_view, serialized_size, stored,
     stored_in,
 };
-use super::{RIBBON_ERR_INVALID_ARGUMENT, RIBBON_ERR_UNINITIALIZED, status};
+use super::{RIBBON_ERR_INVALID_ARGUMENT, RIBBON_ERR_UNINITIALIZED, RIBBON_OK, status};
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::kernels::EvalKernels;
@@ -133,6 +133,7 @@ impl ViewStruct for ribbon_retrieval {
         &mut self.view
     }
 
+    #[inline(always)]
     fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error> {
         let view = match verify {
             true => RetrievalRef::from_bytes(bytes)?,
@@ -279,20 +280,25 @@ pub unsafe extern "C" fn ribbon_retrieval_build(
     out_len: usize,
 ) -> i32 {
     // SAFETY: forwarded contract.
-    status(unsafe {
-        build_into(
+    let args = unsafe {
+        build_args(
             p,
             [hashes, values],
             n,
             (scratch, scratch_words),
             (out, out_len),
             load_retrieval_plan,
-            |plan, [hashes, values], scratch, out| {
-                plan.build_in_place(hashes, values, scratch, out)
-                    .map(|_| ())
-            },
         )
-    })
+    };
+    match args {
+        Ok((plan, [hashes, values], scratch, out)) => {
+            match plan.build_in_place(hashes, values, scratch, out) {
+                Ok(_) => RIBBON_OK,
+                Err(e) => e.code(),
+            }
+        }
+        Err(code) => code,
+    }
 }
 
 /// The exact length of the serialized retrieval structure at `bytes` into

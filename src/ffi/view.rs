@@ -303,6 +303,7 @@ pub(super) unsafe fn stored_in<V: ViewStruct>(v: &V) -> Result<CheckedView<'_>, 
 /// # Safety
 /// `hashes` is NULL or readable for `n` words; `out` is NULL or writable
 /// for `n` `T`.
+#[inline(always)]
 pub(super) unsafe fn batch<V: ViewStruct, T>(
     v: &V,
     bytes: &[u8],
@@ -337,6 +338,7 @@ pub(super) unsafe fn batch<V: ViewStruct, T>(
 /// # Safety
 /// `bytes` is NULL or readable for `len` bytes; `out_len` is NULL or
 /// writable.
+#[inline(always)]
 pub(super) unsafe fn serialized_size(
     bytes: *const u8,
     len: usize,
