@@ -219,7 +219,7 @@ fn header_matches_rust_constants() {
     assert_eq!(define("RIBBON_WIDTH_64"), 64);
     assert_eq!(define("RIBBON_WIDTH_128"), 128);
     assert_eq!(define("RIBBON_OK"), 0);
-    // The codes only the C ABI has (src/ffi.rs checks its constants against
+    // The codes only the C ABI has (src/ffi/version.rs checks its constants against
     // the header at compile time); they are ABI and never change.
     let ffi_only = [
         ("RIBBON_ERR_NULL", -1),
@@ -274,14 +274,31 @@ fn called_names(text: &str) -> Vec<String> {
     names
 }
 
-/// Every C entry point of `src/ffi.rs` is declared in the header, and the
+/// The sources of the C ABI: every file under `src/ffi/`, one after the
+/// other (in name order).
+fn ffi_sources() -> String {
+    let dir = root().join("src").join("ffi");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 1, "{dir:?}: {files:?}");
+    files
+        .iter()
+        .map(|file| std::fs::read_to_string(file).unwrap())
+        .collect()
+}
+
+/// Every C entry point of `src/ffi/` is declared in the header, and the
 /// header declares nothing else: a function added on one side only (a
 /// retrieval call, say) fails here rather than at a C program's link.
 #[test]
 #[cfg_attr(miri, ignore = "reads files")]
 fn header_declares_every_entry_point() {
     let header = std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap();
-    let ffi = std::fs::read_to_string(root().join("src").join("ffi.rs")).unwrap();
+    let ffi = ffi_sources();
     // Declarations: lines outside comments and macros.
     let declared: BTreeSet<String> = header
         .lines()
@@ -306,15 +323,15 @@ fn header_declares_every_entry_point() {
     assert_eq!(
         declared.difference(&exported).collect::<Vec<_>>(),
         Vec::<&String>::new(),
-        "declared in the header, not exported by src/ffi.rs"
+        "declared in the header, not exported by src/ffi/"
     );
     assert_eq!(
         exported.difference(&declared).collect::<Vec<_>>(),
         Vec::<&String>::new(),
-        "exported by src/ffi.rs, not declared in the header"
+        "exported by src/ffi/, not declared in the header"
     );
     // The opaque structs: the same names and sizes on both sides (the Rust
-    // sizes are asserted at compile time in src/ffi.rs, the C ones by the
+    // sizes are asserted at compile time in src/ffi/mod.rs, the C ones by the
     // C test).
     for (name, words) in [
         ("ribbon_plan", 8),
@@ -326,6 +343,6 @@ fn header_declares_every_entry_point() {
         let c = format!("    uint64_t opaque[{words}];\n}} {name};");
         assert!(header.contains(&c), "{name}: no `{c}` in the header");
         let rust = format!("size_of::<{name}>() == {}", words * 8);
-        assert!(ffi.contains(&rust), "{name}: no `{rust}` in src/ffi.rs");
+        assert!(ffi.contains(&rust), "{name}: no `{rust}` in src/ffi/");
     }
 }
