@@ -318,8 +318,8 @@ impl<'a> FilterRef<'a> {
 
     /// The first layer, as a caller with no view keeps it (the C ABI).
     #[cfg(feature = "capi")]
-    pub(crate) fn first_layer(&self) -> Result<crate::layered::FirstLayer, Error> {
-        self.state.first_layer(self.bytes)
+    pub(crate) fn first_layer(&self) -> crate::layered::FirstLayer {
+        self.state.first_layer()
     }
 
     /// A view over `bytes`, which `state` was decoded from.

@@ -186,10 +186,29 @@ impl<A: Answer> ViewState<A> {
 
     /// The first layer, as a caller with no view keeps it (the C ABI).
     #[cfg(feature = "capi")]
-    pub(crate) fn first_layer(&self, bytes: &[u8]) -> Result<FirstLayer, Error> {
-        match self.bumped {
-            Some(_) => FirstLayer::of_bumped(bytes),
-            None => Ok(FirstLayer::single(self.parts.geometry, self.seed)),
+    /// Made from this state, with no second pass over the bytes: its
+    /// parts are the first layer's, and a Bumped state keeps where the
+    /// first layer lies.
+    pub(crate) fn first_layer(&self) -> FirstLayer {
+        let span = match &self.bumped {
+            None => LayerSpan {
+                groups_at: HEADER_BYTES,
+                listed_at: HEADER_BYTES,
+                payload_at: HEADER_BYTES,
+                payload_end: HEADER_BYTES + self.parts.geometry.payload_bytes(),
+                last: true,
+            },
+            Some(top) => LayerSpan {
+                groups_at: top.first.groups.0,
+                listed_at: top.first.listed.0,
+                payload_at: top.first.payload.0,
+                payload_end: top.first.payload.1,
+                last: top.num_layers == 1,
+            },
+        };
+        FirstLayer {
+            parts: self.parts,
+            span,
         }
     }
 }
@@ -593,47 +612,6 @@ pub(crate) struct LayerSpan {
     pub(crate) payload_end: usize,
     /// Whether no layer follows (every key it holds stays).
     pub(crate) last: bool,
-}
-
-#[cfg(feature = "capi")]
-impl FirstLayer {
-    /// The only layer of a structure that has one: geometry `g` and
-    /// `seed`, its payload after the header.
-    pub(crate) fn single(g: Geometry, seed: u32) -> FirstLayer {
-        FirstLayer {
-            parts: Parts {
-                geometry: g,
-                expander: Expander::new(&g, seed),
-            },
-            span: LayerSpan {
-                groups_at: HEADER_BYTES,
-                listed_at: HEADER_BYTES,
-                payload_at: HEADER_BYTES,
-                payload_end: HEADER_BYTES + g.payload_bytes(),
-                last: true,
-            },
-        }
-    }
-
-    /// The first layer of the Bumped structure `bytes` (validated).
-    pub(crate) fn of_bumped(bytes: &[u8]) -> Result<FirstLayer, Error> {
-        let g = Layers::first_geometry_of_validated(bytes).ok_or(Error::CorruptHeader)?;
-        let layer = Layers::first_of_validated(bytes, &g).ok_or(Error::CorruptHeader)?;
-        let ranges = LayerRanges::of(&layer);
-        Ok(FirstLayer {
-            parts: Parts {
-                geometry: layer.geometry,
-                expander: Expander::new(&layer.geometry, layer.seed),
-            },
-            span: LayerSpan {
-                groups_at: ranges.groups.0,
-                listed_at: ranges.listed.0,
-                payload_at: ranges.payload.0,
-                payload_end: ranges.payload.1,
-                last: layer.last,
-            },
-        })
-    }
 }
 
 /// The answer for `hash` of the structure `bytes` whose first layer is

@@ -469,7 +469,7 @@ pub(crate) fn exact_length(len: usize, given: usize) -> Result<(), Error> {
 
 /// The fields of the 48-byte header, the same for every family and kind:
 /// the one place that knows where each lies ([`RawHeader::encode`] writes
-/// them, [`RawHeader::decode`] and [`RawHeader::read`] read them). What a
+/// them, [`RawHeader::decode`] reads them). What a
 /// field may hold beyond the checks every kind shares is for the header of
 /// each family and kind to say: [`Header`] (filters),
 /// `retrieval::RetrievalHeader` (retrieval structures, its lower columns
@@ -545,14 +545,6 @@ impl RawHeader {
             return Err(Error::CorruptHeader);
         }
         Ok(raw)
-    }
-
-    /// The fields of a header validated before (bytes a view was opened
-    /// on), read without a check but that each is known: `None` if
-    /// `bytes` are shorter than a header or their magic, kind or width is
-    /// unknown.
-    pub(crate) fn read(bytes: &[u8]) -> Option<RawHeader> {
-        RawHeader::fields(header_of(bytes)?)
     }
 
     /// The fields of `h`, if its magic, kind and width are known.
@@ -726,8 +718,6 @@ mod tests {
         assert_eq!(h, expect);
         assert_eq!(RawHeader::decode(&h, Some(Family::Retrieval)), Ok(raw));
         assert_eq!(RawHeader::decode(&h, None), Ok(raw));
-        assert_eq!(RawHeader::read(&h), Some(raw));
-        assert_eq!(RawHeader::read(&h[..HEADER_BYTES - 1]), None);
     }
 
     #[test]

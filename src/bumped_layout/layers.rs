@@ -190,55 +190,6 @@ impl<'a> Layers<'a> {
         self.header
     }
 
-    /// The first layer of a filter validated before (a view's bytes,
-    /// which its contract keeps unchanged), whose geometry the caller kept
-    /// (`g`, Standard): its table entry is read, not checked again, so
-    /// that one query of a view that cannot keep its state (the C ABI's
-    /// `ribbon_contains`) costs little more than the layer's probe. Bytes
-    /// that changed since give some layer or `None`, never a panic.
-    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
-    pub(crate) fn first_of_validated(bytes: &'a [u8], g: &Geometry) -> Option<LayerRef<'a>> {
-        let num_layers = usize::try_from(RawHeader::read(bytes)?.blocks_or_layers).ok()?;
-        let entry = LayerEntry::decode(bytes.get(HEADER_BYTES..HEADER_BYTES + ENTRY_BYTES)?)?;
-        let last = num_layers == 1;
-        let buckets = Buckets::for_width(g.width);
-        let (groups_len, listed_len) = threshold_bytes(buckets, g, entry.listed, last)?;
-        let data_at = HEADER_BYTES.checked_add(ENTRY_BYTES.checked_mul(num_layers)?)?;
-        let groups_end = data_at.checked_add(groups_len)?;
-        let listed_end = groups_end.checked_add(listed_len)?;
-        Some(LayerRef {
-            geometry: *g,
-            seed: entry.seed,
-            num_keys: entry.num_keys,
-            thresholds: ThresholdsRef {
-                buckets,
-                groups: bytes.get(data_at..groups_end)?,
-                listed: bytes.get(groups_end..listed_end)?,
-            },
-            payload: bytes.get(listed_end..listed_end.checked_add(g.payload_bytes())?)?,
-            last,
-            data_at,
-        })
-    }
-
-    /// The first layer's geometry read from a structure validated before
-    /// (its header's width and columns and its table entry), for
-    /// [`Layers::first_of_validated`]: `None` where the bytes no longer
-    /// make one.
-    #[cfg_attr(not(feature = "capi"), allow(dead_code))]
-    pub(crate) fn first_geometry_of_validated(bytes: &[u8]) -> Option<Geometry> {
-        let RawHeader {
-            width,
-            lower_columns,
-            ..
-        } = RawHeader::read(bytes)?;
-        let entry = LayerEntry::decode(bytes.get(HEADER_BYTES..HEADER_BYTES + ENTRY_BYTES)?)?;
-        let blocks = usize::try_from(entry.num_blocks).ok()?;
-        let upper = usize::try_from(entry.upper_start_block).ok()?;
-        let columns = columns_of(blocks, lower_columns);
-        Geometry::new(Kind::Standard, width, blocks, columns, upper).ok()
-    }
-
     /// The next layer, checked against the header, the layer before it and
     /// the bytes: `None` after the last, [`Error::CorruptHeader`] or
     /// [`Error::Truncated`] when the bytes do not hold it. Its threshold

@@ -54,7 +54,7 @@ impl ViewStruct for ribbon_filter {
         Ok(ViewFields {
             bytes: view.as_bytes(),
             backend: v.backend(),
-            first: view.first_layer()?,
+            first: view.first_layer(),
             kind: view.kind().code(),
             seed: v.seed,
             value_bits: 0,

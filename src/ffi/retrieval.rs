@@ -142,7 +142,7 @@ impl ViewStruct for ribbon_retrieval {
         Ok(ViewFields {
             bytes: view.as_bytes(),
             backend: view.backend(),
-            first: view.first_layer()?,
+            first: view.first_layer(),
             kind: view.kind().code(),
             seed: view.seed(),
             value_bits: view.value_bits(),
