@@ -157,6 +157,20 @@ impl Plan {
         if kind == Kind::Bumped {
             return Plan::bumped(width, num_keys, u64::from(millibits_per_key));
         }
+        Plan::ribbon_new(kind, width, num_keys, millibits_per_key)
+    }
+
+    /// [`Plan::new`] of a Standard or Homogeneous ribbon. Each kind's
+    /// sizing in a frame of its own, so that a Bumped plan's (the deeper
+    /// one) does not carry the other's (on a Cortex-M4, a plan's stack was
+    /// over 1 KiB).
+    #[inline(never)]
+    fn ribbon_new(
+        kind: Kind,
+        width: Width,
+        num_keys: usize,
+        millibits_per_key: u32,
+    ) -> Result<Plan, Error> {
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
         }
@@ -187,6 +201,18 @@ impl Plan {
             let r_milli = columns_for_fp(u128::from(one_in), 1).ok_or(Error::InvalidFpRate)?;
             return Plan::bumped(width, num_keys, r_milli).map_err(fp_rate_error);
         }
+        Plan::ribbon_for_fp_rate(kind, width, num_keys, one_in)
+    }
+
+    /// [`Plan::for_fp_rate`] of a Standard or Homogeneous ribbon, in a
+    /// frame of its own (as [`Plan::ribbon_new`]).
+    #[inline(never)]
+    fn ribbon_for_fp_rate(
+        kind: Kind,
+        width: Width,
+        num_keys: usize,
+        one_in: u64,
+    ) -> Result<Plan, Error> {
         if num_keys == 0 {
             return Ok(Plan::empty(kind, width));
         }
@@ -232,6 +258,18 @@ impl Plan {
         if kind == Kind::Bumped {
             return Plan::bumped_for_bytes(width, num_keys, filter_bytes);
         }
+        Plan::ribbon_for_bytes(kind, width, num_keys, filter_bytes)
+    }
+
+    /// [`Plan::for_bytes`] of a Standard or Homogeneous ribbon, in a frame
+    /// of its own (as [`Plan::ribbon_new`]).
+    #[inline(never)]
+    fn ribbon_for_bytes(
+        kind: Kind,
+        width: Width,
+        num_keys: usize,
+        filter_bytes: usize,
+    ) -> Result<Plan, Error> {
         // At least one bit per key (one column per slot, FP 1/2), in whole
         // words: less makes a filter that matches almost everything.
         let min_words = num_keys.div_ceil(width.bits() as usize);

@@ -122,6 +122,9 @@ pub(crate) fn layer_geometry(
 }
 
 /// Payload bytes of a layer of `blocks` blocks ([`layer_geometry`]'s).
+// Out of line: inlined twice into `layer_bounds`, its 128-bit arithmetic
+// made that frame a third of a plan's stack on 32-bit Arm.
+#[inline(never)]
 const fn payload_bytes(width: Width, blocks: u64, lower_columns: u32, upper_millis: u32) -> u128 {
     if blocks == 0 {
         return 0;
