@@ -103,7 +103,9 @@ pub(crate) const CHUNK: usize = 8;
 
 /// Chunks in flight in a batch query: while chunk `i` is evaluated, the
 /// blocks of the next three chunks (24-32 keys) are already being loaded.
-/// The ring takes 1.5 KiB of stack for w = 64 and 2 KiB for w = 128.
+/// The ring takes 1.5 KiB of stack for w = 64 and 2 KiB for w = 128, so
+/// 32-bit targets (small stacks: Cortex-M, where memory is near and no
+/// backend prefetches) answer one key at a time instead.
 const CHUNKS_IN_FLIGHT: usize = 4;
 
 /// The probes of up to [`CHUNK`] keys, field by field (so that a vector
@@ -432,8 +434,16 @@ unsafe fn batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>, E: Evaluation<W>>(
     out: &mut [E],
 ) {
     let probes = &P::new(source);
-    let mut ring = [ProbeChunk::<W>::EMPTY; CHUNKS_IN_FLIGHT];
     let max_columns = probes.max_columns();
+    if cfg!(not(target_pointer_width = "64")) {
+        for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
+            // SAFETY: the caller guarantees the instruction set; the
+            // probe is computed for this geometry.
+            *answer = unsafe { E::evaluate::<P, K>(payload, &probes.probe(hash), max_columns) };
+        }
+        return;
+    }
+    let mut ring = [ProbeChunk::<W>::EMPTY; CHUNKS_IN_FLIGHT];
     let mut pending = hashes.chunks(CHUNK);
     for (chunk, keys) in ring.iter_mut().zip(pending.by_ref()) {
         // SAFETY: the caller guarantees the instruction set.

@@ -106,11 +106,11 @@ pub(crate) fn contains<W: Coeff, P: Probes<W>>(
     key_matches::<W, P>(payload, &P::new(source).probe(hash))
 }
 
-/// Batch query of a non-empty filter; `out.len() == hashes.len()`. 64-bit
-/// targets use the ring of [`generic::contains_batch`]: with no prefetch,
-/// keys expanded ahead still let the CPU overlap their loads (one key at a
-/// time was up to 1.3 times slower at 10^7 keys for w = 128). 32-bit
-/// targets answer one key at a time and keep the ring's stack.
+/// Batch query of a non-empty filter; `out.len() == hashes.len()`: the
+/// ring of [`generic::contains_batch`]. With no prefetch, keys expanded
+/// ahead still let the CPU overlap their loads (one key at a time was up
+/// to 1.3 times slower at 10^7 keys for w = 128); 32-bit targets answer
+/// one key at a time there and keep the ring's stack.
 #[inline(never)]
 pub(crate) fn contains_batch<W: Coeff, P: Probes<W>>(
     source: &P::Source,
@@ -118,15 +118,8 @@ pub(crate) fn contains_batch<W: Coeff, P: Probes<W>>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    if cfg!(target_pointer_width = "64") {
-        // SAFETY: the scalar kernel uses no special instructions.
-        unsafe { generic::contains_batch::<W, P, Scalar>(source, payload, hashes, out) };
-        return;
-    }
-    let probes = P::new(source);
-    for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-        *answer = key_matches::<W, P>(payload, &probes.probe(hash));
-    }
+    // SAFETY: the scalar kernel uses no special instructions.
+    unsafe { generic::contains_batch::<W, P, Scalar>(source, payload, hashes, out) };
 }
 
 /// The value of `hash` in a non-empty retrieval structure (column `j` in
@@ -138,8 +131,7 @@ pub(crate) fn get<W: Coeff, P: Probes<W>>(source: &P::Source, payload: &[u8], ha
 
 /// The values of `hashes` in a non-empty retrieval structure;
 /// `out.len() == hashes.len()`. As [`contains_batch`]: the ring of
-/// [`generic::get_batch`] on 64-bit targets, one key at a time on 32-bit
-/// ones.
+/// [`generic::get_batch`].
 #[inline(never)]
 pub(crate) fn get_batch<W: Coeff, P: Probes<W>>(
     source: &P::Source,
@@ -147,15 +139,8 @@ pub(crate) fn get_batch<W: Coeff, P: Probes<W>>(
     hashes: &[u64],
     out: &mut [u64],
 ) {
-    if cfg!(target_pointer_width = "64") {
-        // SAFETY: the scalar kernel uses no special instructions.
-        unsafe { generic::get_batch::<W, P, Scalar>(source, payload, hashes, out) };
-        return;
-    }
-    let probes = P::new(source);
-    for (&hash, value) in hashes.iter().zip(out.iter_mut()) {
-        *value = key_value::<W, P>(payload, &probes.probe(hash));
-    }
+    // SAFETY: the scalar kernel uses no special instructions.
+    unsafe { generic::get_batch::<W, P, Scalar>(source, payload, hashes, out) };
 }
 
 /// Columns solved per pass. Each keeps a `w`-bit state word, so 64 of

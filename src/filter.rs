@@ -4,6 +4,8 @@ use crate::backend::Backend;
 use crate::bumped_layout;
 use crate::error::Error;
 use crate::hash::Equation;
+#[cfg(feature = "capi")]
+use crate::layered::Opened;
 use crate::layered::ViewState;
 use crate::layout::{HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 
@@ -88,16 +90,11 @@ impl<'a> FilterRef<'a> {
     /// (a flipped bit in the seed, a torn write) give wrong answers,
     /// false negatives included, silently.
     pub fn from_bytes_unverified(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
-        if is_bumped(bytes) {
-            // The length from the header and table first, with the errors
-            // `serialized_len` gives; then every layer's data and lists.
-            exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
-            bumped_layout::validate_prefix(bytes)?;
-            let state = Validated::for_bumped(bytes, Backend::current())?;
-            return Ok(FilterRef::from_validated(state, bytes));
-        }
-        let header = Header::decode(bytes)?;
-        let state = Validated::new(&header, Backend::current())?;
+        let backend = Backend::current();
+        let state = match checked(bytes)? {
+            Checked::Single(header) => Validated::new(&header, backend)?,
+            Checked::Layered => Validated::for_bumped(bytes, backend)?,
+        };
         Ok(FilterRef::from_validated(state, bytes))
     }
 
@@ -291,11 +288,11 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), ribbon_kernel::Error>(())
     /// ```
     pub fn estimated_fp_ppt(&self) -> u64 {
-        if self.state.bumped.is_some() {
-            // Every layer is Standard Ribbon.
-            return self.column_fp_ppt();
-        }
-        crate::fp::estimated_fp_ppt(&self.state.parts.geometry, self.payload)
+        estimated_fp_ppt(
+            &self.state.parts.geometry,
+            self.state.bumped.is_some(),
+            self.payload,
+        )
     }
 
     /// The equation `hash` contributes to this filter's system (for
@@ -311,15 +308,9 @@ impl<'a> FilterRef<'a> {
     }
 
     /// The decoded state, to rebuild a view over the same bytes cheaply.
-    #[cfg_attr(not(any(feature = "alloc", feature = "capi")), allow(dead_code))]
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn validated(&self) -> Validated {
         self.state
-    }
-
-    /// The first layer, as a caller with no view keeps it (the C ABI).
-    #[cfg(feature = "capi")]
-    pub(crate) fn first_layer(&self) -> crate::layered::FirstLayer {
-        self.state.first_layer()
     }
 
     /// A view over `bytes`, which `state` was decoded from.
@@ -347,6 +338,51 @@ impl<'a> TryFrom<&'a [u8]> for FilterRef<'a> {
     fn try_from(bytes: &'a [u8]) -> Result<FilterRef<'a>, Error> {
         FilterRef::from_bytes(bytes)
     }
+}
+
+/// [`FilterRef::estimated_fp_ppt`] of a filter whose (first) layer has
+/// geometry `g` and payload `payload`; `layered` for Bumped layers.
+pub(crate) fn estimated_fp_ppt(g: &crate::layout::Geometry, layered: bool, payload: &[u8]) -> u64 {
+    if layered {
+        // Every layer is Standard Ribbon.
+        return g.column_fp_ppt();
+    }
+    crate::fp::estimated_fp_ppt(g, payload)
+}
+
+/// A filter's bytes once [`checked`]: one layer, with its header, or
+/// Bumped layers.
+enum Checked {
+    Single(Header),
+    Layered,
+}
+
+/// The checks of [`FilterRef::from_bytes_unverified`], before anything is
+/// decoded for queries.
+fn checked(bytes: &[u8]) -> Result<Checked, Error> {
+    if is_bumped(bytes) {
+        // The length from the header and table first, with the errors
+        // `serialized_len` gives; then every layer's data and lists.
+        exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
+        bumped_layout::validate_prefix(bytes)?;
+        return Ok(Checked::Layered);
+    }
+    Ok(Checked::Single(Header::decode(bytes)?))
+}
+
+/// What a C view keeps of the filter `bytes`, checked as
+/// [`FilterRef::from_bytes_unverified`] checks them (and with the
+/// checksum when `verify`) for `backend`'s kernels.
+#[cfg(feature = "capi")]
+pub(crate) fn opened(bytes: &[u8], verify: bool, backend: Backend) -> Result<Opened, Error> {
+    let opened = match checked(bytes)? {
+        Checked::Single(h) => Opened::single::<bool>(h.geometry, h.seed, h.num_keys, 0, backend)?,
+        Checked::Layered => Opened::layered::<bool>(bytes, 0, backend)?,
+    };
+    if verify {
+        crate::layout::verify(bytes)?;
+    }
+    Ok(opened)
 }
 
 /// A `FilterRef` without its borrow, for the owning `Filter` and the C ABI:

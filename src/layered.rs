@@ -27,7 +27,20 @@ use crate::probe::Parts;
 
 /// Keys a Bumped structure's batch query gathers before the second layer
 /// answers them (about 2 KB of stack for them; 128 were no faster).
-const BUMPED_BATCH: usize = 64;
+/// 32-bit targets (small stacks: Cortex-M) gather 8, in 256 bytes.
+const BUMPED_BATCH: usize = if cfg!(target_pointer_width = "64") {
+    64
+} else {
+    8
+};
+
+/// Keys the second layer bumped that a batch gathers at a time: 16 (two
+/// vectors' worth for the scan kernels), 8 on 32-bit targets.
+const DEEPER_BATCH: usize = if cfg!(target_pointer_width = "64") {
+    16
+} else {
+    8
+};
 
 /// Keys a Bumped batch query answers from the first layer before it scans
 /// their thresholds: 16 KiB of hashes, which the scan finds in L1 or L2.
@@ -184,27 +197,13 @@ impl<A: Answer> ViewState<A> {
         }
     }
 
-    /// The first layer, as a caller with no view keeps it (the C ABI).
-    #[cfg(feature = "capi")]
-    /// Made from this state, with no second pass over the bytes: its
-    /// parts are the first layer's, and a Bumped state keeps where the
-    /// first layer lies.
+    /// The first layer as this state has it: what [`Opened`] must agree
+    /// with (the C structs keep the one, Rust views the other).
+    #[cfg(all(test, feature = "capi"))]
     pub(crate) fn first_layer(&self) -> FirstLayer {
         let span = match &self.bumped {
-            None => LayerSpan {
-                groups_at: HEADER_BYTES,
-                listed_at: HEADER_BYTES,
-                payload_at: HEADER_BYTES,
-                payload_end: HEADER_BYTES + self.parts.geometry.payload_bytes(),
-                last: true,
-            },
-            Some(top) => LayerSpan {
-                groups_at: top.first.groups.0,
-                listed_at: top.first.listed.0,
-                payload_at: top.first.payload.0,
-                payload_end: top.first.payload.1,
-                last: top.num_layers == 1,
-            },
+            None => LayerSpan::single(&self.parts.geometry),
+            Some(top) => top.first.span(top.num_layers == 1),
         };
         FirstLayer {
             parts: self.parts,
@@ -231,6 +230,19 @@ impl LayerRanges {
             groups,
             listed,
             payload,
+        }
+    }
+
+    /// The same ranges as the C structs keep them (`last`: no layer
+    /// follows).
+    #[cfg(feature = "capi")]
+    fn span(&self, last: bool) -> LayerSpan {
+        LayerSpan {
+            groups_at: self.groups.0,
+            listed_at: self.listed.0,
+            payload_at: self.payload.0,
+            payload_end: self.payload.1,
+            last,
         }
     }
 
@@ -449,10 +461,8 @@ impl<K: LayerKernels> BumpedTop<K> {
         }
         // The keys the second layer bumped: `at` is their place in `xs`.
         let thresholds = second.ranges.thresholds(self.buckets, bytes);
-        // About 1 in 12 of them, a scan at a time (16 entries, two
-        // vectors' worth: the stack batch queries take on 32-bit targets
-        // stays what it was when the second layer listed its kept keys).
-        let mut deeper = [BumpedKey::default(); 16];
+        // About 1 in 12 of them, a scan at a time.
+        let mut deeper = [BumpedKey::default(); DEEPER_BATCH];
         let unscanned = scan_in_pieces(
             self.scan,
             &second.parts,
@@ -600,6 +610,95 @@ pub(crate) struct FirstLayer {
     pub(crate) span: LayerSpan,
 }
 
+/// What the C view structs keep of a structure whose bytes validated:
+/// its first layer and its header's fields. Decoded with every check a
+/// view's open makes, kernels included, but without a view's state (the
+/// later layers' query state, which a C struct does not keep): on a
+/// Cortex-M4 that state and its copies were over a kilobyte of an open's
+/// stack.
+#[cfg(feature = "capi")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Opened {
+    pub(crate) first: FirstLayer,
+    pub(crate) backend: Backend,
+    pub(crate) kind: crate::layout::Kind,
+    /// The header's seed (a Bumped structure's first layer has its own).
+    pub(crate) seed: u32,
+    pub(crate) num_keys: u64,
+    /// A retrieval structure's bits per value; 0 for a filter.
+    pub(crate) value_bits: u32,
+}
+
+#[cfg(feature = "capi")]
+impl Opened {
+    /// A structure of one layer, as [`ViewState::single`] decodes it
+    /// (answering `A` with `backend`'s kernels, which must exist).
+    pub(crate) fn single<A: Answer>(
+        g: Geometry,
+        seed: u32,
+        num_keys: u64,
+        value_bits: u32,
+        backend: Backend,
+    ) -> Result<Opened, Error> {
+        A::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?;
+        Ok(Opened {
+            first: FirstLayer {
+                parts: Parts {
+                    geometry: g,
+                    expander: Expander::new(&g, seed),
+                },
+                span: LayerSpan::single(&g),
+            },
+            backend,
+            kind: g.kind,
+            seed,
+            num_keys,
+            value_bits,
+        })
+    }
+
+    /// The Bumped structure `bytes` (its layer table validated), as
+    /// [`ViewState::layered`] decodes it: the same layers read and the
+    /// same kernels required, none of them kept.
+    pub(crate) fn layered<A: Answer>(
+        bytes: &[u8],
+        value_bits: u32,
+        backend: Backend,
+    ) -> Result<Opened, Error> {
+        let mut layers = Layers::new(bytes)?;
+        let header = layers.header();
+        let first = layers
+            .next_layer(header.num_keys, false)
+            .ok_or(Error::CorruptHeader)??;
+        let g = first.geometry;
+        A::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?;
+        let mut keys = first.num_keys;
+        for _ in 0..CACHED_LAYERS {
+            let Some(layer) = layers.next_layer(keys, false) else {
+                break;
+            };
+            let layer = layer?;
+            keys = layer.num_keys;
+            A::for_layer(backend, &layer.geometry).ok_or(Error::BackendUnavailable)?;
+        }
+        kernels::scan_bumped(backend).ok_or(Error::BackendUnavailable)?;
+        Ok(Opened {
+            first: FirstLayer {
+                parts: Parts {
+                    geometry: g,
+                    expander: Expander::new(&g, first.seed),
+                },
+                span: LayerRanges::of(&first).span(header.num_layers == 1),
+            },
+            backend,
+            kind: crate::layout::Kind::Bumped,
+            seed: header.seed,
+            num_keys: header.num_keys,
+            value_bits,
+        })
+    }
+}
+
 /// Where a first layer lies in its structure's bytes.
 #[cfg(feature = "capi")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -612,6 +711,21 @@ pub(crate) struct LayerSpan {
     pub(crate) payload_end: usize,
     /// Whether no layer follows (every key it holds stays).
     pub(crate) last: bool,
+}
+
+#[cfg(feature = "capi")]
+impl LayerSpan {
+    /// The span of a structure of one layer of geometry `g`: no
+    /// thresholds, its payload right after the header.
+    fn single(g: &Geometry) -> LayerSpan {
+        LayerSpan {
+            groups_at: HEADER_BYTES,
+            listed_at: HEADER_BYTES,
+            payload_at: HEADER_BYTES,
+            payload_end: HEADER_BYTES + g.payload_bytes(),
+            last: true,
+        }
+    }
 }
 
 /// The answer for `hash` of the structure `bytes` whose first layer is
@@ -633,6 +747,65 @@ pub(crate) fn first_layer_answer<K: LayerKernels>(
         Ok(answer) => Ok(answer),
         Err(x) => Ok(walk_layers::<K>(bytes, backend, 1, x)),
     }
+}
+
+/// Every hash's answer into `out` (of the same length) for the structure
+/// `bytes` whose first layer is `parts` and `span`, as
+/// [`first_layer_answer`] answers one: the batch of the C views. The first
+/// layer's batch kernel answers from the struct's parts; a Bumped
+/// structure's (`layered`) later layers are decoded from the bytes, once
+/// per call, in a frame of their own.
+#[cfg(feature = "capi")]
+pub(crate) fn first_layer_batch<A: Answer>(
+    parts: &Parts,
+    span: LayerSpan,
+    layered: bool,
+    bytes: &[u8],
+    backend: Backend,
+    hashes: &[u64],
+    out: &mut [A],
+) -> Result<(), Error> {
+    let kernels = A::for_layer(backend, &parts.geometry).ok_or(Error::BackendUnavailable)?;
+    if layered {
+        return layered_batch(parts, &kernels, bytes, backend, hashes, out);
+    }
+    // As in `first_layer_step`: decoded with the parts, checked all the
+    // same.
+    let payload = bytes
+        .get(span.payload_at..span.payload_end)
+        .ok_or(Error::Truncated {
+            needed: span.payload_end,
+            given: bytes.len(),
+        })?;
+    kernels.batch(parts, payload, hashes, out);
+    Ok(())
+}
+
+/// [`first_layer_batch`] of Bumped layers.
+#[cfg(feature = "capi")]
+#[inline(never)]
+fn layered_batch<A: Answer>(
+    parts: &Parts,
+    kernels: &Kernels<Parts, A>,
+    bytes: &[u8],
+    backend: Backend,
+    hashes: &[u64],
+    out: &mut [A],
+) -> Result<(), Error> {
+    let top = decoded_top::<A>(bytes, backend)?;
+    top.batch(parts, kernels, bytes, hashes, out);
+    Ok(())
+}
+
+/// [`BumpedTop::decode`]'s view state alone, the rest dropped in a frame
+/// that is gone before the batch runs.
+#[cfg(feature = "capi")]
+#[inline(never)]
+fn decoded_top<A: Answer>(
+    bytes: &[u8],
+    backend: Backend,
+) -> Result<BumpedTop<Kernels<Parts, A>>, Error> {
+    Ok(BumpedTop::decode(bytes, backend)?.2)
 }
 
 /// The first layer's part of [`first_layer_answer`]: its answer, or what

@@ -598,6 +598,49 @@ impl RetrievalHeader {
     }
 }
 
+/// A retrieval structure's bytes once [`checked`]: one layer, with its
+/// header, or Bumped layers of `value_bits`.
+enum Checked {
+    Single(RetrievalHeader),
+    Layered { value_bits: u32 },
+}
+
+/// The checks of [`RetrievalState::decode`], before anything is decoded
+/// for queries: for Bumped layers, the whole table and every layer's
+/// thresholds, the length exact.
+fn checked(bytes: &[u8]) -> Result<Checked, Error> {
+    if is_bumped_of(Family::Retrieval, bytes) {
+        crate::layout::exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
+        let (header, _) = bumped_layout::validate_prefix(bytes)?;
+        return Ok(Checked::Layered {
+            value_bits: header.lower_columns,
+        });
+    }
+    Ok(Checked::Single(RetrievalHeader::decode(bytes)?))
+}
+
+/// What a C view keeps of the retrieval structure `bytes`, checked as
+/// [`RetrievalRef::from_bytes_unverified`] checks them (and with the
+/// checksum when `verify`) for `backend`'s kernels.
+#[cfg(feature = "capi")]
+pub(crate) fn opened(
+    bytes: &[u8],
+    verify: bool,
+    backend: Backend,
+) -> Result<crate::layered::Opened, Error> {
+    use crate::layered::Opened;
+    let opened = match checked(bytes)? {
+        Checked::Single(h) => {
+            Opened::single::<u64>(h.geometry, h.seed, h.num_keys, h.value_bits, backend)?
+        }
+        Checked::Layered { value_bits } => Opened::layered::<u64>(bytes, value_bits, backend)?,
+    };
+    if verify {
+        crate::layout::verify(bytes)?;
+    }
+    Ok(opened)
+}
+
 /// A validated, zero-copy view of a serialized retrieval structure: the
 /// value of every key it was built from, an arbitrary value of
 /// `value_bits` bits for any other hash.
@@ -632,19 +675,12 @@ impl ViewState<u64> {
     /// The state of the structure `bytes` (validated here), evaluating
     /// with `backend`.
     pub(crate) fn decode(bytes: &[u8], backend: Backend) -> Result<RetrievalState, Error> {
-        if is_bumped_of(Family::Retrieval, bytes) {
-            return RetrievalState::decode_bumped(bytes, backend);
+        match checked(bytes)? {
+            Checked::Single(h) => {
+                RetrievalState::single(h.geometry, h.seed, h.num_keys, h.value_bits, backend)
+            }
+            Checked::Layered { value_bits } => RetrievalState::layered(bytes, value_bits, backend),
         }
-        let h = RetrievalHeader::decode(bytes)?;
-        RetrievalState::single(h.geometry, h.seed, h.num_keys, h.value_bits, backend)
-    }
-
-    /// [`RetrievalState::decode`] of Bumped layers: the whole table and
-    /// every layer's thresholds checked, the length exact.
-    fn decode_bumped(bytes: &[u8], backend: Backend) -> Result<RetrievalState, Error> {
-        crate::layout::exact_length(bumped_layout::serialized_len(bytes)?, bytes.len())?;
-        let (header, _) = bumped_layout::validate_prefix(bytes)?;
-        RetrievalState::layered(bytes, header.lower_columns, backend)
     }
 
     /// The value of `hash` in `bytes` (which this state was decoded from).
@@ -826,12 +862,6 @@ impl<'a> RetrievalRef<'a> {
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn state(&self) -> RetrievalState {
         self.state
-    }
-
-    /// The first layer, as a caller with no view keeps it (the C ABI).
-    #[cfg(feature = "capi")]
-    pub(crate) fn first_layer(&self) -> crate::layered::FirstLayer {
-        self.state.first_layer()
     }
 
     /// A view of `bytes` with a state decoded from them before.

@@ -2,14 +2,13 @@
 //! queried, one hash or a batch at a time.
 
 use super::pointers::c_ref;
-use super::view::{
-    ViewFields, ViewSlots, ViewStruct, batch, open_view, serialized_size, stored, stored_in,
-};
-use super::{RIBBON_ERR_UNINITIALIZED, status, value_or_status};
+use super::view::{ViewSlots, ViewStruct, batch, open_view, serialized_size, stored, stored_in};
+use super::{status, value_or_status};
+use crate::backend::Backend;
 use crate::error::Error;
-use crate::filter::{FilterRef, Validated};
+use crate::filter::{FilterRef, estimated_fp_ppt};
 use crate::kernels::QueryKernels;
-use crate::layout::{Header, Kind};
+use crate::layered::Opened;
 use crate::probe::Parts;
 
 /// Opaque, caller-allocated filter view (`ribbon_filter` in C).
@@ -45,61 +44,9 @@ impl ViewStruct for ribbon_filter {
     }
 
     #[inline(always)]
-    fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error> {
-        let view = match verify {
-            true => FilterRef::from_bytes(bytes)?,
-            false => FilterRef::from_bytes_unverified(bytes)?,
-        };
-        let v = view.validated();
-        Ok(ViewFields {
-            bytes: view.as_bytes(),
-            backend: v.backend(),
-            first: view.first_layer(),
-            kind: view.kind().code(),
-            seed: v.seed,
-            value_bits: 0,
-            num_keys: v.num_keys,
-        })
+    fn opened(bytes: &[u8], verify: bool, backend: Backend) -> Result<Opened, Error> {
+        crate::filter::opened(bytes, verify, backend)
     }
-}
-
-/// The whole view an open stored (for batches and the FP accessors): its
-/// state made again from the struct's first layer, and for a Bumped
-/// filter from the bytes.
-///
-/// # Safety
-/// The bytes the view was opened on are still alive and unchanged (the
-/// documented contract of `ribbon_filter_open`).
-unsafe fn load_filter(f: &ribbon_filter) -> Result<FilterRef<'_>, i32> {
-    // SAFETY: forwarded contract.
-    let view = unsafe { stored_in(f) }?;
-    let kind = Kind::from_code(view.kind()).ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let backend = view.backend().ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let validated = if kind == Kind::Bumped {
-        Validated::for_bumped(view.bytes, backend).map_err(|_| RIBBON_ERR_UNINITIALIZED)?
-    } else {
-        let header = Header {
-            geometry: view.parts().geometry,
-            seed: view.seed(),
-            num_keys: view.num_keys(),
-        };
-        if header.geometry.kind != kind || view.bytes.len() != header.geometry.filter_bytes() {
-            return Err(RIBBON_ERR_UNINITIALIZED);
-        }
-        // Never runs a kernel this CPU lacks, whatever the struct says:
-        // the kernel table checks the backend again.
-        Validated::new(&header, backend).map_err(Error::code)?
-    };
-    Ok(FilterRef::from_validated(validated, view.bytes))
-}
-
-/// [`load_filter`] of the view `f` points to.
-///
-/// # Safety
-/// As for `ribbon_contains`.
-unsafe fn filter_at<'a>(f: *const ribbon_filter) -> Result<FilterRef<'a>, i32> {
-    // SAFETY: the caller passes NULL or a valid view whose bytes are alive.
-    unsafe { load_filter(c_ref(f)?) }
 }
 
 /// Reads the exact length of the serialized filter starting at `bytes`
@@ -181,7 +128,7 @@ pub unsafe extern "C" fn ribbon_contains_batch(
 ) -> i32 {
     let contains_batch = |f: &ribbon_filter| {
         // SAFETY: the view's bytes are alive per the contract.
-        let view = unsafe { load_filter(f) }?;
+        let view = unsafe { stored_in(f) }?;
         let answer = |hashes: &[u64], bytes: &mut [u8]| {
             // Zero first: every byte is then a valid `false`, so the
             // buffer can be answered in place, with no copy and no
@@ -194,10 +141,10 @@ pub unsafe extern "C" fn ribbon_contains_batch(
             let answers = unsafe {
                 core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<bool>(), bytes.len())
             };
-            view.contains_batch(hashes, answers)
+            view.answer_batch(hashes, answers)
         };
         // SAFETY: `hashes` and `out` as the contract says.
-        unsafe { batch(f, view.as_bytes(), hashes, n, out, answer) }
+        unsafe { batch(f, view.bytes, hashes, n, out, answer) }
     };
     // SAFETY: the caller passes NULL or a valid `ribbon_filter`.
     status(unsafe { c_ref(f) }.and_then(contains_batch))
@@ -252,7 +199,7 @@ pub unsafe extern "C" fn ribbon_filter_bytes(f: *const ribbon_filter) -> usize {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_column_fp_ppt(f: *const ribbon_filter) -> u64 {
     // SAFETY: forwarded contract.
-    unsafe { filter_at(f) }.map_or(0, |view| view.column_fp_ppt())
+    unsafe { stored(f) }.map_or(0, |view| view.parts().geometry.column_fp_ppt())
 }
 
 /// The view's FP rate measured from its bytes, in ppt; 0 for a NULL or bad
@@ -263,5 +210,7 @@ pub unsafe extern "C" fn ribbon_filter_column_fp_ppt(f: *const ribbon_filter) ->
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ribbon_filter_estimated_fp_ppt(f: *const ribbon_filter) -> u64 {
     // SAFETY: forwarded contract.
-    unsafe { filter_at(f) }.map_or(0, |view| view.estimated_fp_ppt())
+    unsafe { stored(f) }.map_or(0, |view| {
+        estimated_fp_ppt(&view.parts().geometry, view.layered(), view.first_payload())
+    })
 }

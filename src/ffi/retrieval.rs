@@ -5,17 +5,15 @@
 use super::build::build_args;
 use super::plan::{check_word, key_count};
 use super::pointers::{c_mut, c_ref};
-use super::view::{
-    ViewFields, ViewSlots, ViewStruct, batch, gone_bad, open_view, serialized_size, stored,
-    stored_in,
-};
+use super::view::{ViewSlots, ViewStruct, batch, open_view, serialized_size, stored, stored_in};
 use super::{RIBBON_ERR_INVALID_ARGUMENT, RIBBON_ERR_UNINITIALIZED, RIBBON_OK, status};
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::kernels::EvalKernels;
+use crate::layered::Opened;
 use crate::layout::Width;
 use crate::probe::Parts;
-use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
+use crate::retrieval::{RetrievalPlan, RetrievalRef};
 
 /// Opaque, caller-allocated retrieval plan (`ribbon_retrieval_plan` in C).
 #[repr(C)]
@@ -134,47 +132,9 @@ impl ViewStruct for ribbon_retrieval {
     }
 
     #[inline(always)]
-    fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error> {
-        let view = match verify {
-            true => RetrievalRef::from_bytes(bytes)?,
-            false => RetrievalRef::from_bytes_unverified(bytes)?,
-        };
-        Ok(ViewFields {
-            bytes: view.as_bytes(),
-            backend: view.backend(),
-            first: view.first_layer(),
-            kind: view.kind().code(),
-            seed: view.seed(),
-            value_bits: view.value_bits(),
-            num_keys: view.num_keys(),
-        })
+    fn opened(bytes: &[u8], verify: bool, backend: Backend) -> Result<Opened, Error> {
+        crate::retrieval::opened(bytes, verify, backend)
     }
-}
-
-/// The whole view an open stored (for batches): the bytes' header decoded
-/// again, which must state what the struct does.
-///
-/// # Safety
-/// The bytes the view was opened on are still alive and unchanged (the
-/// documented contract of `ribbon_retrieval_open`).
-unsafe fn load_retrieval(r: &ribbon_retrieval) -> Result<RetrievalRef<'_>, i32> {
-    // SAFETY: forwarded contract.
-    let stored = unsafe { stored_in(r) }?;
-    let backend = stored.backend().ok_or(RIBBON_ERR_UNINITIALIZED)?;
-    let bytes = stored.bytes;
-    // Never runs a kernel this CPU lacks, whatever the struct says: the
-    // kernel table checks the backend again. Bytes that no longer decode
-    // are a view gone bad.
-    let state = RetrievalState::decode(bytes, backend).map_err(gone_bad)?;
-    let view = RetrievalRef::from_state(state, bytes);
-    if view.width() != stored.parts().geometry.width
-        || view.value_bits() != stored.value_bits()
-        || view.num_keys() != stored.num_keys()
-        || view.seed() != stored.seed()
-    {
-        return Err(RIBBON_ERR_UNINITIALIZED);
-    }
-    Ok(view)
 }
 
 /// Plans a retrieval structure for up to `num_keys` key hashes with values
@@ -382,10 +342,10 @@ pub unsafe extern "C" fn ribbon_retrieval_get_batch(
 ) -> i32 {
     let get_batch = |r: &ribbon_retrieval| {
         // SAFETY: the view's bytes are alive per the contract.
-        let view = unsafe { load_retrieval(r) }?;
-        let answer = |hashes: &[u64], out: &mut [u64]| view.get_batch(hashes, out);
+        let view = unsafe { stored_in(r) }?;
+        let answer = |hashes: &[u64], out: &mut [u64]| view.answer_batch(hashes, out);
         // SAFETY: `hashes` and `out` as the contract says.
-        unsafe { batch(r, view.as_bytes(), hashes, n, out, answer) }
+        unsafe { batch(r, view.bytes, hashes, n, out, answer) }
     };
     // SAFETY: the caller passes NULL or a valid `ribbon_retrieval`.
     status(unsafe { c_ref(r) }.and_then(get_batch))

@@ -7,8 +7,9 @@ use super::pointers::{PtrSlot, c_bytes, c_mut, c_ref, c_slice, c_slice_mut, over
 use super::{RIBBON_ERR_OVERLAP, RIBBON_ERR_UNINITIALIZED};
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::kernels::{LayerKernels, kernel_choice};
-use crate::layered::{FirstLayer, LayerSpan, first_layer_answer};
+use crate::kernels::{Answer, LayerKernels, kernel_choice};
+use crate::layered::{LayerSpan, Opened, first_layer_answer, first_layer_batch};
+use crate::layout::Kind;
 use crate::probe::Parts;
 
 /// Words of a C view struct (filter or retrieval) after its bytes
@@ -19,27 +20,12 @@ const PARTS_AT: usize = 8;
 const CHECK_AT: usize = VIEW_WORDS - 1;
 const _: () = assert!(PARTS_AT + Parts::WORDS <= CHECK_AT);
 
-/// What an open decodes and a view struct keeps, filters and retrieval
-/// alike: the bytes, the backend, the first layer (its [`Parts`] ready for
-/// the kernels, so that a query builds nothing and costs what a Rust
-/// view's query costs), and the view's own fields, which its accessors
-/// read.
-pub(super) struct ViewFields<'a> {
-    pub(super) bytes: &'a [u8],
-    pub(super) backend: Backend,
-    pub(super) first: FirstLayer,
-    /// The structure's `Kind` code.
-    pub(super) kind: u32,
-    /// The header's seed (a Bumped structure's first layer has its own).
-    pub(super) seed: u32,
-    /// Bits per value of a retrieval structure; 0 for a filter.
-    pub(super) value_bits: u32,
-    pub(super) num_keys: u64,
-}
-
-/// The words a view struct keeps for `view`, whose bytes the caller passed
-/// as `ptr` (kept: it carries the caller's provenance, where the view's
-/// slice carries a shared borrow's):
+/// Writes to `w` the words a view struct keeps for `view` of `len` bytes,
+/// which the caller passed as `ptr` (kept: it carries the caller's
+/// provenance, where a slice carries a shared borrow's). What an open
+/// decodes ([`Opened`]: the first layer, its [`Parts`] ready for the
+/// kernels so that a query builds nothing, and the header's fields that
+/// the accessors read), filters and retrieval alike:
 ///
 /// | word | holds |
 /// |---|---|
@@ -50,15 +36,21 @@ pub(super) struct ViewFields<'a> {
 /// | 4 to 7 | where the first layer's threshold groups, listed thresholds and payload start, where its payload ends |
 /// | 8 to 17 | the first layer's [`Parts`], as its bytes (zero past them) |
 /// | 18 | the check word ([`view_check`]) |
-fn view_words(magic: u64, view: &ViewFields<'_>, ptr: *const u8) -> [u64; VIEW_WORDS] {
+fn write_view_words(
+    w: &mut [u64; VIEW_WORDS],
+    magic: u64,
+    view: &Opened,
+    len: usize,
+    ptr: *const u8,
+) {
     let span = &view.first.span;
-    let mut w = [0u64; VIEW_WORDS];
+    *w = [0; VIEW_WORDS];
     w[0] = magic;
-    w[1] = view.bytes.len() as u64;
+    w[1] = len as u64;
     let choice = kernel_choice(view.backend, &view.first.parts.geometry);
     w[2] = (u64::from(view.backend.code() & 0x7) + 1)
         | (u64::from(span.last) << 4)
-        | (u64::from(view.kind & 0x7) << 5)
+        | (u64::from(view.kind.code() & 0x7) << 5)
         | (u64::from(view.value_bits & 0xff) << 8)
         | (u64::from(choice & 0xffff) << 16)
         | (u64::from(view.seed) << 32);
@@ -77,8 +69,7 @@ fn view_words(magic: u64, view: &ViewFields<'_>, ptr: *const u8) -> [u64; VIEW_W
             .cast::<Parts>()
             .write(view.first.parts)
     };
-    w[CHECK_AT] = view_check(&w, ptr);
-    w
+    w[CHECK_AT] = view_check(w, ptr);
 }
 
 /// The check word of a view struct's words and bytes pointer: the words
@@ -93,7 +84,7 @@ fn view_check(w: &[u64; VIEW_WORDS], ptr: *const u8) -> u64 {
     folded ^ 0x6a09_e667_f3bc_c908 ^ (ptr.addr() as u64).rotate_left(29)
 }
 
-/// A view struct's words, checked: what [`view_words`] stored.
+/// A view struct's words, checked: what [`write_view_words`] stored.
 pub(super) struct CheckedView<'a> {
     pub(super) bytes: &'a [u8],
     words: &'a [u64; VIEW_WORDS],
@@ -104,7 +95,7 @@ impl<'a> CheckedView<'a> {
     #[inline(always)]
     pub(super) fn parts(&self) -> &'a Parts {
         // SAFETY: the check word says an open wrote a `Parts` there
-        // ([`view_words`]; inside the words and aligned as shown there), and
+        // ([`write_view_words`]; inside the words and aligned as shown there), and
         // `CheckedView` is made only after checking it.
         unsafe { &*self.words.as_ptr().add(PARTS_AT).cast::<Parts>() }
     }
@@ -142,12 +133,41 @@ impl<'a> CheckedView<'a> {
         ((self.words[2] >> 16) & 0xffff) as u32
     }
 
-    pub(super) fn seed(&self) -> u32 {
-        (self.words[2] >> 32) as u32
-    }
-
     pub(super) fn num_keys(&self) -> u64 {
         self.words[3]
+    }
+
+    /// Whether the structure has Bumped layers.
+    #[inline(always)]
+    pub(super) fn layered(&self) -> bool {
+        self.kind() == Kind::Bumped.code()
+    }
+
+    /// The first layer's payload, as the span in the struct places it in
+    /// the bytes (empty should the span not fit them; an open stores only
+    /// spans that do).
+    pub(super) fn first_payload(&self) -> &'a [u8] {
+        let span = self.span();
+        self.bytes
+            .get(span.payload_at..span.payload_end)
+            .unwrap_or(&[])
+    }
+
+    /// Every hash's answer into `out` (of the same length), as
+    /// [`CheckedView::answer`] gives one. The error is [`gone_bad`]'s.
+    #[inline(always)]
+    pub(super) fn answer_batch<A: Answer>(&self, hashes: &[u64], out: &mut [A]) -> Result<(), i32> {
+        let backend = self.backend().ok_or(RIBBON_ERR_UNINITIALIZED)?;
+        first_layer_batch(
+            self.parts(),
+            self.span(),
+            self.layered(),
+            self.bytes,
+            backend,
+            hashes,
+            out,
+        )
+        .map_err(gone_bad)
     }
 
     /// The answer for `hash`, through kernels `K`: the first layer's, or
@@ -238,8 +258,8 @@ pub(super) trait ViewStruct: Sized {
     /// What the struct holds, to fill in.
     fn slots_mut(&mut self) -> &mut ViewSlots;
     /// Validates `bytes` (with the checksum when `verify`) as this
-    /// struct's structure, and what a view keeps of it.
-    fn fields(bytes: &[u8], verify: bool) -> Result<ViewFields<'_>, Error>;
+    /// struct's structure for `backend`, and what a view keeps of it.
+    fn opened(bytes: &[u8], verify: bool, backend: Backend) -> Result<Opened, Error>;
 }
 
 /// The four opens (filter and retrieval, verified or not): a struct
@@ -263,11 +283,10 @@ pub(super) unsafe fn open_view<V: ViewStruct>(
     *view.slots_mut() = ViewSlots::ZEROED;
     // SAFETY: NULL or readable for `len` bytes per the contract.
     let slice = unsafe { c_bytes(bytes, len) }?;
-    let fields = V::fields(slice, verify).map_err(Error::code)?;
-    *view.slots_mut() = ViewSlots {
-        bytes: PtrSlot::new(bytes),
-        words: view_words(V::MAGIC, &fields, bytes),
-    };
+    let opened = V::opened(slice, verify, Backend::current()).map_err(Error::code)?;
+    let slots = view.slots_mut();
+    slots.bytes = PtrSlot::new(bytes);
+    write_view_words(&mut slots.words, V::MAGIC, &opened, len, bytes);
     Ok(())
 }
 
@@ -310,7 +329,7 @@ pub(super) unsafe fn batch<V: ViewStruct, T>(
     hashes: *const u64,
     n: usize,
     out: *mut T,
-    answer: impl FnOnce(&[u64], &mut [T]) -> Result<(), Error>,
+    answer: impl FnOnce(&[u64], &mut [T]) -> Result<(), i32>,
 ) -> Result<(), i32> {
     // SAFETY: readable for `n` words per the contract.
     let hashes = unsafe { c_slice(hashes, n) }?;
@@ -327,7 +346,7 @@ pub(super) unsafe fn batch<V: ViewStruct, T>(
     // SAFETY: writable for `n` values per the contract, and apart from the
     // hashes, the structure's bytes and `v` (checked above).
     let out = unsafe { c_slice_mut(out, n) }?;
-    answer(hashes, out).map_err(Error::code)
+    answer(hashes, out)
 }
 
 /// `length_of` the structure at `bytes` into `*out_len`: the checks of
@@ -356,4 +375,68 @@ pub(super) unsafe fn serialized_size(
     let bytes = unsafe { c_bytes(bytes, len) }?;
     *out = length_of(bytes).map_err(Error::code)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::backend::Backend;
+    use crate::layered::{FirstLayer, Opened};
+    use crate::{Kind, Plan, RetrievalPlan, Width};
+
+    fn hashes(n: u64) -> alloc::vec::Vec<u64> {
+        (1..=n)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5bd1_e995)
+            .collect()
+    }
+
+    /// `Opened` (what the C views keep) and a Rust view's state agree on
+    /// the first layer, byte for byte, for every kind of both families:
+    /// the C queries start where the Rust ones do.
+    #[test]
+    fn opened_first_layer_is_the_view_states() {
+        let backend = Backend::current();
+        let keys = hashes(20_000);
+        for kind in [Kind::Standard, Kind::Homogeneous, Kind::Bumped] {
+            for width in [Width::W64, Width::W128] {
+                let plan = Plan::new(kind, width, keys.len(), 7_000).unwrap();
+                let filter = crate::Filter::build(&plan, &keys).unwrap();
+                let bytes = filter.as_bytes();
+                for verify in [false, true] {
+                    let opened = crate::filter::opened(bytes, verify, backend).unwrap();
+                    let state = crate::FilterRef::from_bytes(bytes).unwrap().validated();
+                    assert_same(&opened, &state.first_layer(), state.seed, state.num_keys);
+                    assert_eq!(opened.kind, kind);
+                }
+            }
+        }
+        let values: alloc::vec::Vec<u64> = keys.iter().map(|h| h % 32).collect();
+        for kind in [Kind::Standard, Kind::Bumped] {
+            let plan = RetrievalPlan::new(Width::W64, keys.len(), 5)
+                .unwrap()
+                .with_kind(kind)
+                .unwrap();
+            let mut scratch = alloc::vec![0u64; plan.scratch_words()];
+            let mut out = alloc::vec![0u8; plan.retrieval_bytes()];
+            let len = plan
+                .build(&keys, &values, &mut scratch, &mut out)
+                .unwrap()
+                .as_bytes()
+                .len();
+            let bytes = &out[..len];
+            let opened = crate::retrieval::opened(bytes, true, backend).unwrap();
+            let view = crate::RetrievalRef::from_bytes(bytes).unwrap();
+            let state = view.state();
+            assert_same(&opened, &state.first_layer(), state.seed, state.num_keys);
+            assert_eq!((opened.kind, opened.value_bits), (kind, 5));
+        }
+    }
+
+    fn assert_same(opened: &Opened, first: &FirstLayer, seed: u32, keys: u64) {
+        assert_eq!(opened.first.span, first.span);
+        assert_eq!(
+            alloc::format!("{:?}", opened.first.parts),
+            alloc::format!("{:?}", first.parts)
+        );
+        assert_eq!((opened.seed, opened.num_keys), (seed, keys));
+    }
 }
