@@ -434,6 +434,24 @@ pub(crate) fn resolved_one<K: LayerKernels>(
     Some(unsafe { core::mem::transmute::<*mut (), OneFn<K::Answer>>(entry) })
 }
 
+/// [`resolved_one`] of a choice that has resolved already, with no way
+/// to resolve it: a load and a test, for the inline path of a query.
+#[cfg(feature = "capi")]
+#[inline(always)]
+pub(crate) fn resolved_one_ready<K: LayerKernels>(choice: u32) -> Option<OneFn<K::Answer>> {
+    let entry = K::resolved()
+        .0
+        .get(choice as usize)?
+        .load(Ordering::Relaxed);
+    if entry.is_null() {
+        return None;
+    }
+    // SAFETY: as in `resolved_one`: a slot holds null or an
+    // `OneFn<K::Answer>` that `resolve_one` stored for its choice, proven
+    // for this CPU.
+    Some(unsafe { core::mem::transmute::<*mut (), OneFn<K::Answer>>(entry) })
+}
+
 /// [`resolved_one`]'s first call for a choice: resolves it and fills its
 /// slot.
 #[cfg(feature = "capi")]

@@ -201,13 +201,14 @@ impl<A: Answer> ViewState<A> {
     /// with (the C structs keep the one, Rust views the other).
     #[cfg(all(test, feature = "capi"))]
     pub(crate) fn first_layer(&self) -> FirstLayer {
-        let span = match &self.bumped {
-            None => LayerSpan::single(&self.parts.geometry),
-            Some(top) => top.first.span(top.num_layers == 1),
+        let (span, last) = match &self.bumped {
+            None => (LayerSpan::single(&self.parts.geometry), true),
+            Some(top) => (top.first.span(), top.num_layers == 1),
         };
         FirstLayer {
             parts: self.parts,
             span,
+            last,
         }
     }
 }
@@ -233,16 +234,14 @@ impl LayerRanges {
         }
     }
 
-    /// The same ranges as the C structs keep them (`last`: no layer
-    /// follows).
+    /// The same ranges as the C structs keep them.
     #[cfg(feature = "capi")]
-    fn span(&self, last: bool) -> LayerSpan {
+    fn span(&self) -> LayerSpan {
         LayerSpan {
-            groups_at: self.groups.0,
-            listed_at: self.listed.0,
-            payload_at: self.payload.0,
-            payload_end: self.payload.1,
-            last,
+            groups_at: self.groups.0 as u64,
+            listed_at: self.listed.0 as u64,
+            payload_at: self.payload.0 as u64,
+            payload_end: self.payload.1 as u64,
         }
     }
 
@@ -608,6 +607,8 @@ fn bumped_by(parts: &Parts, thresholds: &ThresholdsRef<'_>, hash: u64) -> Option
 pub(crate) struct FirstLayer {
     pub(crate) parts: Parts,
     pub(crate) span: LayerSpan,
+    /// Whether no layer follows (every key it holds stays).
+    pub(crate) last: bool,
 }
 
 /// What the C view structs keep of a structure whose bytes validated:
@@ -648,6 +649,7 @@ impl Opened {
                     expander: Expander::new(&g, seed),
                 },
                 span: LayerSpan::single(&g),
+                last: true,
             },
             backend,
             kind: g.kind,
@@ -688,7 +690,8 @@ impl Opened {
                     geometry: g,
                     expander: Expander::new(&g, first.seed),
                 },
-                span: LayerRanges::of(&first).span(header.num_layers == 1),
+                span: LayerRanges::of(&first).span(),
+                last: header.num_layers == 1,
             },
             backend,
             kind: crate::layout::Kind::Bumped,
@@ -699,18 +702,19 @@ impl Opened {
     }
 }
 
-/// Where a first layer lies in its structure's bytes.
+/// Where a first layer lies in its structure's bytes: offsets (`usize`
+/// values on the target that decoded them) as four plain words, which
+/// the C structs hold as they are, so that a query reads them in place.
 #[cfg(feature = "capi")]
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LayerSpan {
     /// Where its threshold groups and its listed thresholds start (both
     /// empty unless it bumps), and its payload starts and ends.
-    pub(crate) groups_at: usize,
-    pub(crate) listed_at: usize,
-    pub(crate) payload_at: usize,
-    pub(crate) payload_end: usize,
-    /// Whether no layer follows (every key it holds stays).
-    pub(crate) last: bool,
+    pub(crate) groups_at: u64,
+    pub(crate) listed_at: u64,
+    pub(crate) payload_at: u64,
+    pub(crate) payload_end: u64,
 }
 
 #[cfg(feature = "capi")]
@@ -719,33 +723,85 @@ impl LayerSpan {
     /// thresholds, its payload right after the header.
     fn single(g: &Geometry) -> LayerSpan {
         LayerSpan {
-            groups_at: HEADER_BYTES,
-            listed_at: HEADER_BYTES,
-            payload_at: HEADER_BYTES,
-            payload_end: HEADER_BYTES + g.payload_bytes(),
-            last: true,
+            groups_at: HEADER_BYTES as u64,
+            listed_at: HEADER_BYTES as u64,
+            payload_at: HEADER_BYTES as u64,
+            payload_end: (HEADER_BYTES + g.payload_bytes()) as u64,
         }
+    }
+
+    /// The bytes from `from` to `to` (offsets of this span), if they lie
+    /// in `bytes`.
+    #[inline(always)]
+    fn range(bytes: &[u8], from: u64, to: u64) -> Option<&[u8]> {
+        bytes.get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+    }
+
+    /// The layer's payload in `bytes`: [`Error::Truncated`] if the span
+    /// does not fit them (an open stores only spans that do).
+    #[inline(always)]
+    pub(crate) fn payload<'b>(&self, bytes: &'b [u8]) -> Result<&'b [u8], Error> {
+        LayerSpan::range(bytes, self.payload_at, self.payload_end).ok_or(Error::Truncated {
+            needed: usize::try_from(self.payload_end).unwrap_or(usize::MAX),
+            given: bytes.len(),
+        })
     }
 }
 
 /// The answer for `hash` of the structure `bytes` whose first layer is
-/// `parts` and `span` (decoded from the bytes when they were validated),
-/// with `backend`'s kernels `K`: the first layer's, or for a key it bumped
-/// the later layers'. The two run one after the other, not one inside the
-/// other, so that the stack of a query is the larger of the two frames.
+/// `parts` and `span` (decoded from the bytes when they were validated;
+/// `last` when no layer follows), with `backend`'s kernels `K`: the first
+/// layer's, or for a key it bumped the later layers'. The kernels load
+/// unchecked: the caller vouches that `parts` and `span` were decoded
+/// together from validated bytes (the C structs' check word), and a span
+/// past `bytes` is [`Error::Truncated`]. Nothing is built in memory: a
+/// query's stores hold back the loads of the queries after it. (The C
+/// views answer a structure of one layer whose kernel has resolved
+/// inline, and call this for the rest: `ffi::view`.)
 #[cfg(feature = "capi")]
 #[inline(always)]
 pub(crate) fn first_layer_answer<K: LayerKernels>(
     choice: u32,
     parts: &Parts,
-    span: LayerSpan,
+    span: &LayerSpan,
+    last: bool,
     bytes: &[u8],
     backend: Backend,
     hash: u64,
 ) -> Result<K::Answer, Error> {
-    match first_layer_step::<K>(choice, parts, span, bytes, backend, hash)? {
-        Ok(answer) => Ok(answer),
-        Err(x) => Ok(walk_layers::<K>(bytes, backend, 1, x)),
+    // The span and the parts were decoded together from bytes that were
+    // validated: the span holds the geometry's payload. Its bounds are
+    // checked against the bytes all the same.
+    let payload = span.payload(bytes)?;
+    let g = &parts.geometry;
+    let one = kernels::resolved_one::<K>(choice, backend, g).ok_or(Error::BackendUnavailable)?;
+    if last {
+        return Ok(one(parts, payload, hash));
+    }
+    Ok(bumping_first_layer::<K>(
+        one, parts, span, bytes, backend, payload, hash,
+    ))
+}
+
+/// [`first_layer_answer`] of a first layer that bumps: its answer, or the
+/// later layers' for a key it bumped. Out of line, so that a structure of
+/// one layer queries without its registers; the layer's step and the walk
+/// run one after the other, not one inside the other, so that the stack
+/// of a query is the larger of the two frames.
+#[cfg(feature = "capi")]
+#[inline(never)]
+fn bumping_first_layer<K: LayerKernels>(
+    one: kernels::OneFn<K::Answer>,
+    parts: &Parts,
+    span: &LayerSpan,
+    bytes: &[u8],
+    backend: Backend,
+    payload: &[u8],
+    hash: u64,
+) -> K::Answer {
+    match bumping_layer_step(one, parts, span, bytes, payload, hash) {
+        Ok(answer) => answer,
+        Err(x) => walk_layers::<K>(bytes, backend, 1, x),
     }
 }
 
@@ -758,7 +814,7 @@ pub(crate) fn first_layer_answer<K: LayerKernels>(
 #[cfg(feature = "capi")]
 pub(crate) fn first_layer_batch<A: Answer>(
     parts: &Parts,
-    span: LayerSpan,
+    span: &LayerSpan,
     layered: bool,
     bytes: &[u8],
     backend: Backend,
@@ -769,14 +825,9 @@ pub(crate) fn first_layer_batch<A: Answer>(
     if layered {
         return layered_batch(parts, &kernels, bytes, backend, hashes, out);
     }
-    // As in `first_layer_step`: decoded with the parts, checked all the
-    // same.
-    let payload = bytes
-        .get(span.payload_at..span.payload_end)
-        .ok_or(Error::Truncated {
-            needed: span.payload_end,
-            given: bytes.len(),
-        })?;
+    // As in `first_layer_answer`: decoded with the parts, checked all
+    // the same.
+    let payload = span.payload(bytes)?;
     kernels.batch(parts, payload, hashes, out);
     Ok(())
 }
@@ -808,55 +859,23 @@ fn decoded_top<A: Answer>(
     Ok(BumpedTop::decode(bytes, backend)?.2)
 }
 
-/// The first layer's part of [`first_layer_answer`]: its answer, or what
-/// it remixed `hash` to (`Err`) when it bumped the key. The kernels load
-/// unchecked: the caller vouches that `parts` and `span` were decoded
-/// together from validated bytes (the C structs' check word), and a span
-/// past `bytes` is [`Error::Truncated`]. Nothing here is built in memory:
-/// a query's stores hold back the loads of the queries after it.
-#[cfg(feature = "capi")]
-#[inline(always)]
-fn first_layer_step<K: LayerKernels>(
-    choice: u32,
-    parts: &Parts,
-    span: LayerSpan,
-    bytes: &[u8],
-    backend: Backend,
-    hash: u64,
-) -> Result<Result<K::Answer, u64>, Error> {
-    let g = &parts.geometry;
-    // The span and the parts were decoded together from bytes that were
-    // validated: the span holds the geometry's payload. Its bounds are
-    // checked against the bytes all the same.
-    let payload = bytes
-        .get(span.payload_at..span.payload_end)
-        .ok_or(Error::Truncated {
-            needed: span.payload_end,
-            given: bytes.len(),
-        })?;
-    let one = kernels::resolved_one::<K>(choice, backend, g).ok_or(Error::BackendUnavailable)?;
-    if span.last {
-        return Ok(Ok(one(parts, payload, hash)));
-    }
-    Ok(bumping_layer_step(one, parts, span, bytes, payload, hash))
-}
-
-/// [`first_layer_step`] of a layer that bumps: its thresholds decide
-/// whether `one` answers or the key goes on (`Err`, remixed). Out of line,
-/// so that a structure of one layer queries without its registers.
+/// A bumping first layer's step: its thresholds decide whether `one`
+/// answers or the key goes on (`Err`, remixed).
 #[cfg(feature = "capi")]
 #[inline(never)]
 fn bumping_layer_step<A>(
     one: kernels::OneFn<A>,
     parts: &Parts,
-    span: LayerSpan,
+    span: &LayerSpan,
     bytes: &[u8],
     payload: &[u8],
     hash: u64,
 ) -> Result<A, u64> {
-    let both = bytes.get(span.groups_at..span.payload_at).unwrap_or(&[]);
-    let (groups, listed) = both
-        .split_at_checked(span.listed_at.wrapping_sub(span.groups_at))
+    let both = LayerSpan::range(bytes, span.groups_at, span.payload_at).unwrap_or(&[]);
+    let groups_len = usize::try_from(span.listed_at.wrapping_sub(span.groups_at));
+    let (groups, listed) = groups_len
+        .ok()
+        .and_then(|n| both.split_at_checked(n))
         .unwrap_or((&[], &[]));
     let thresholds = ThresholdsRef {
         buckets: Buckets::for_width(parts.geometry.width),

@@ -7,7 +7,7 @@ use super::pointers::{PtrSlot, c_bytes, c_mut, c_ref, c_slice, c_slice_mut, over
 use super::{RIBBON_ERR_OVERLAP, RIBBON_ERR_UNINITIALIZED};
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::kernels::{Answer, LayerKernels, kernel_choice};
+use crate::kernels::{Answer, LayerKernels, kernel_choice, resolved_one_ready};
 use crate::layered::{LayerSpan, Opened, first_layer_answer, first_layer_batch};
 use crate::layout::Kind;
 use crate::probe::Parts;
@@ -15,8 +15,11 @@ use crate::probe::Parts;
 /// Words of a C view struct (filter or retrieval) after its bytes
 /// pointer ([`view_words`] lays them out); the last is the check word.
 const VIEW_WORDS: usize = 19;
-/// Where a view struct's words hold the first layer's [`Parts`].
+/// Where a view struct's words hold the first layer's [`LayerSpan`] and
+/// [`Parts`].
+const SPAN_AT: usize = 4;
 const PARTS_AT: usize = 8;
+const _: () = assert!(SPAN_AT + size_of::<LayerSpan>() / 8 == PARTS_AT);
 const CHECK_AT: usize = VIEW_WORDS - 1;
 const _: () = assert!(PARTS_AT + Parts::WORDS <= CHECK_AT);
 
@@ -49,16 +52,16 @@ fn write_view_words(
     w[1] = len as u64;
     let choice = kernel_choice(view.backend, &view.first.parts.geometry);
     w[2] = (u64::from(view.backend.code() & 0x7) + 1)
-        | (u64::from(span.last) << 4)
+        | (u64::from(view.first.last) << 4)
         | (u64::from(view.kind.code() & 0x7) << 5)
         | (u64::from(view.value_bits & 0xff) << 8)
         | (u64::from(choice & 0xffff) << 16)
         | (u64::from(view.seed) << 32);
     w[3] = view.num_keys;
-    w[4] = span.groups_at as u64;
-    w[5] = span.listed_at as u64;
-    w[6] = span.payload_at as u64;
-    w[7] = span.payload_end as u64;
+    w[SPAN_AT] = span.groups_at;
+    w[SPAN_AT + 1] = span.listed_at;
+    w[SPAN_AT + 2] = span.payload_at;
+    w[SPAN_AT + 3] = span.payload_end;
     // SAFETY: words `PARTS_AT..PARTS_AT + Parts::WORDS` lie inside `w`
     // (asserted with the constants), and `u64` is aligned for `Parts`
     // (its fields are at most 8-byte aligned). `Parts` has no padding, so
@@ -105,18 +108,18 @@ impl<'a> CheckedView<'a> {
         Backend::from_code(((self.words[2] & 0xf) as u32).wrapping_sub(1))
     }
 
-    /// The first layer's place in the bytes.
+    /// The first layer's place in the bytes, in the struct itself.
     #[inline(always)]
-    pub(super) fn span(&self) -> LayerSpan {
-        let w = self.words;
-        // The words were `usize` values when stored on this target.
-        LayerSpan {
-            groups_at: w[4] as usize,
-            listed_at: w[5] as usize,
-            payload_at: w[6] as usize,
-            payload_end: w[7] as usize,
-            last: (w[2] >> 4) & 1 == 1,
-        }
+    pub(super) fn span(&self) -> &'a LayerSpan {
+        // SAFETY: as for `parts`: words `SPAN_AT..PARTS_AT` hold a
+        // `LayerSpan` (four `u64`, `repr(C)`) that an open wrote.
+        unsafe { &*self.words.as_ptr().add(SPAN_AT).cast::<LayerSpan>() }
+    }
+
+    /// Whether no layer follows the first.
+    #[inline(always)]
+    pub(super) fn last(&self) -> bool {
+        (self.words[2] >> 4) & 1 == 1
     }
 
     pub(super) fn kind(&self) -> u32 {
@@ -147,10 +150,7 @@ impl<'a> CheckedView<'a> {
     /// the bytes (empty should the span not fit them; an open stores only
     /// spans that do).
     pub(super) fn first_payload(&self) -> &'a [u8] {
-        let span = self.span();
-        self.bytes
-            .get(span.payload_at..span.payload_end)
-            .unwrap_or(&[])
+        self.span().payload(self.bytes).unwrap_or(&[])
     }
 
     /// Every hash's answer into `out` (of the same length), as
@@ -175,11 +175,28 @@ impl<'a> CheckedView<'a> {
     /// [`gone_bad`]'s.
     #[inline(always)]
     pub(super) fn answer<K: LayerKernels>(&self, hash: u64) -> Result<K::Answer, i32> {
+        // [`first_layer_answer`]'s common case inline: one layer, its
+        // kernel resolved already. Everything else goes out of line, so
+        // that this path keeps nothing in registers across the kernel's
+        // call (no saves: a C call costs what a Rust view's does).
+        if self.last()
+            && let Some(one) = resolved_one_ready::<K>(self.choice())
+            && let Ok(payload) = self.span().payload(self.bytes)
+        {
+            return Ok(one(self.parts(), payload, hash));
+        }
+        self.any_answer::<K>(hash)
+    }
+
+    /// [`CheckedView::answer`] in every case.
+    #[inline(never)]
+    fn any_answer<K: LayerKernels>(&self, hash: u64) -> Result<K::Answer, i32> {
         let backend = self.backend().ok_or(RIBBON_ERR_UNINITIALIZED)?;
         first_layer_answer::<K>(
             self.choice(),
             self.parts(),
             self.span(),
+            self.last(),
             self.bytes,
             backend,
             hash,
@@ -432,7 +449,10 @@ mod tests {
     }
 
     fn assert_same(opened: &Opened, first: &FirstLayer, seed: u32, keys: u64) {
-        assert_eq!(opened.first.span, first.span);
+        assert_eq!(
+            (opened.first.span, opened.first.last),
+            (first.span, first.last)
+        );
         assert_eq!(
             alloc::format!("{:?}", opened.first.parts),
             alloc::format!("{:?}", first.parts)
