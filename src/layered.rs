@@ -784,12 +784,11 @@ pub(crate) fn first_layer_answer<K: LayerKernels>(
 }
 
 /// [`first_layer_answer`] of a first layer that bumps: its answer, or the
-/// later layers' for a key it bumped. Out of line, so that a structure of
-/// one layer queries without its registers; the layer's step and the walk
-/// run one after the other, not one inside the other, so that the stack
-/// of a query is the larger of the two frames.
+/// later layers' for a key it bumped. The layer's step and the walk run
+/// one after the other, not one inside the other, so that the stack of a
+/// query is the larger of the two frames.
 #[cfg(feature = "capi")]
-#[inline(never)]
+#[inline(always)]
 fn bumping_first_layer<K: LayerKernels>(
     one: kernels::OneFn<K::Answer>,
     parts: &Parts,
