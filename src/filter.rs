@@ -374,6 +374,7 @@ fn checked(bytes: &[u8]) -> Result<Checked, Error> {
 /// [`FilterRef::from_bytes_unverified`] checks them (and with the
 /// checksum when `verify`) for `backend`'s kernels.
 #[cfg(feature = "capi")]
+#[inline(always)]
 pub(crate) fn opened(bytes: &[u8], verify: bool, backend: Backend) -> Result<Opened, Error> {
     let opened = match checked(bytes)? {
         Checked::Single(h) => Opened::single::<bool>(h.geometry, h.seed, h.num_keys, 0, backend)?,

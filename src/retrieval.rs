@@ -623,6 +623,7 @@ fn checked(bytes: &[u8]) -> Result<Checked, Error> {
 /// [`RetrievalRef::from_bytes_unverified`] checks them (and with the
 /// checksum when `verify`) for `backend`'s kernels.
 #[cfg(feature = "capi")]
+#[inline(always)]
 pub(crate) fn opened(
     bytes: &[u8],
     verify: bool,
