@@ -494,7 +494,9 @@ fn describe_run(doc: &mut Document, options: &Options) {
     doc.fact("rustc", rustc.map_or(Cell::Missing, Cell::text));
     doc.line(&format!(
         "- ribbon-kernel {version}, commit {}; {}{}",
-        commit.as_deref().unwrap_or("unknown (no git checkout)"),
+        commit
+            .as_deref()
+            .unwrap_or("unknown (no git, or not a checkout)"),
         rustc.unwrap_or("rustc version unknown"),
         if cfg!(debug_assertions) {
             "; a debug build: times are not representative (use --release)"
