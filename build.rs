@@ -1,4 +1,7 @@
-//! Build script: decides which SIMD kernels can be compiled, nothing else.
+//! Build script: decides which SIMD kernels can be compiled, and names
+//! the compiler for reports (`RIBBON_RUSTC_VERSION`, the `rustc --version`
+//! line, which `examples/report.rs` reads with `option_env!`; the library
+//! itself never reads it).
 //!
 //! - `ribbon_x86_kernels`: x86_64 with SSE2 in the target's ABI. Soft-float
 //!   targets such as `x86_64-unknown-none` cannot take vector kernels at all.
@@ -15,12 +18,17 @@
 use std::env;
 use std::process::Command;
 
-fn rustc_minor() -> Option<u32> {
+/// `rustc --version` of the compiler building this crate, one line.
+fn rustc_version() -> Option<String> {
     let rustc = env::var_os("RUSTC")?;
     let out = Command::new(rustc).arg("--version").output().ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
+    Some(text.trim().to_string()).filter(|t| !t.is_empty() && !t.contains('\n'))
+}
+
+fn rustc_minor(version_line: &str) -> Option<u32> {
     // "rustc 1.89.0 (...)" or "rustc 1.97.0-nightly (...)"
-    let version = text.split_whitespace().nth(1)?;
+    let version = version_line.split_whitespace().nth(1)?;
     let mut parts = version.split('.');
     if parts.next()? != "1" {
         return None;
@@ -39,13 +47,21 @@ fn main() {
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
+    let rustc = rustc_version();
+    if let Some(line) = &rustc {
+        println!("cargo::rustc-env=RIBBON_RUSTC_VERSION={line}");
+    }
     let var = |name: &str| env::var(name).unwrap_or_default();
     let arch = var("CARGO_CFG_TARGET_ARCH");
     let features = var("CARGO_CFG_TARGET_FEATURE");
     let has = |feature: &str| features.split(',').any(|f| f == feature);
     if arch == "x86_64" && has("sse2") {
         println!("cargo::rustc-cfg=ribbon_x86_kernels");
-        if rustc_minor().is_some_and(|minor| minor >= 89) {
+        if rustc
+            .as_deref()
+            .and_then(rustc_minor)
+            .is_some_and(|minor| minor >= 89)
+        {
             println!("cargo::rustc-cfg=ribbon_avx512_kernels");
         }
     }

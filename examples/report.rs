@@ -1,22 +1,27 @@
 //! The main job: builds Ribbon filters for random 64-bit key hashes in every
-//! kind and width at a few bits-per-key settings and prints, per available
-//! backend, space, FP rate, and build and query times.
+//! kind (Homogeneous, Standard, Standard with smash, Bumped) and width at a
+//! few bits-per-key settings and prints, per available backend, space, FP
+//! rate, and build and query times.
 //!
 //! `cargo run --release --example report [-- OPTIONS]`
 //!
-//! With no options: 10^6 keys, every kind and width at 4, 7.7 and 12 bits
-//! per key, every backend this CPU has, as a markdown report on stdout.
-//! Options (`--help` lists them):
+//! With no options: 10^6 keys, every kind and width at 7.7 bits per key,
+//! every backend this CPU has, as a markdown report on stdout (`--bits
+//! 4,7.7,12` adds a small and a large setting, in about three times the
+//! time).
+//! Every option is checked, and every configuration planned, before
+//! anything is printed: a bad value fails with the usage and exit status 2
+//! and no partial report. Options (`--help` lists them):
 //!
 //! * `--keys N`: key count (10^6; 10^5 with `--quick`).
 //! * `--bits B[,B...]`: bits per key, a decimal such as `7.7`; a whole
 //!   number of 1000 or more is millibits (`10000` is 10 bits per key).
-//! * `--kind K[,K...]` (`homogeneous`, `standard`, `smash`), `--width
-//!   W[,W...]` (`64`, `128`): only these.
+//! * `--kind K[,K...]` (`homogeneous`, `standard`, `smash`, `bumped`),
+//!   `--width W[,W...]` (`64`, `128`): only these.
 //! * `--backend NAME[,NAME...]` (`scalar`, `avx2`, `avx512`, `neon`,
 //!   `portable`): only these; builds use the first. One this CPU or build
 //!   lacks is an error (exit status 1) that says why.
-//! * `--quick`: 10^5 keys, 7.7 bits per key, 3 runs per time.
+//! * `--quick`: 10^5 keys and 3 runs per time.
 //! * `--csv`, `--json`: the tables as CSV or JSON on stdout (see
 //!   `examples/common/document.rs`); the prose goes to stderr.
 //! * `--out PATH`: the report, CSV or JSON to `PATH` instead of stdout.
@@ -28,8 +33,38 @@
 //!   and CPU; excludes `--csv`, `--json` and `--out`.
 //! * `--svg PATH`: also draw single-key and batch query times of the mixed
 //!   query set as a bar chart, per kind and width and per backend, at 7.7
-//!   bits per key (or the first `--bits` value when 7.7 is not measured).
-//!   `docs/query-ns-per-key.svg` is `--svg docs/query-ns-per-key.svg`.
+//!   bits per key (or the first `--bits` value when 7.7 is not measured),
+//!   each bar with a whisker from the fastest to the slowest run.
+//! * `--charts DIR`: all three charts as SVG files in `DIR`:
+//!   `query-ns-per-key.svg` (as `--svg`), `build-ns-per-key.svg` (build
+//!   time per kind, width and bits per key, with the runs' range) and
+//!   `space-overhead.svg` (the overhead column per kind, width and bits
+//!   per key). The charts under `docs/` are `--charts docs`.
+//!
+//! The table of filters gives, per filter:
+//!
+//! * `FP %`: the false-positive rate over uniformly random non-member
+//!   hashes, exact where the kind has an exact rate: for Standard and
+//!   Standard with smash, the rate of the columns
+//!   (`FilterRef::column_fp_ppt`); for Homogeneous, computed from the
+//!   filter's bytes (the rank of every start's column windows,
+//!   `tests/common/exact_fp.rs`); for Bumped, the rate of its first
+//!   layer's columns (every layer is a Standard Ribbon of the same column
+//!   counts; later layers, which see only the bumped few percent of
+//!   queries, round their upper blocks on their own). `FP from` says which.
+//! * `sampled FP %`: the share of `2 n` other random hashes the filter
+//!   accepts, a check of the above with sampling noise.
+//! * `overhead %`: space over the information-theoretic minimum for the
+//!   `FP %` rate, `bits/key / log2(1/FP) - 1`, where `bits/key` is the
+//!   payload (header excluded) per key. From an exact rate it cannot go
+//!   negative from sampling.
+//! * times in ns per key as the median of the runs and, in parentheses,
+//!   the fastest and slowest run (CSV and JSON: `<column>`, `<column>_min`
+//!   and `<column>_max`).
+//!
+//! The CSV and JSON carry the crate version, the git commit (`git
+//! rev-parse` at run time; `-dirty` when the tree differs) and the
+//! compiler (`rustc --version` at build time, from `build.rs`) as facts.
 //!
 //! After the filters, what opening each costs (`FilterRef::from_bytes`,
 //! which verifies the checksum, against `from_bytes_unverified`), and a
@@ -37,8 +72,8 @@
 //! 256-byte keys.
 //!
 //! Unknown options print the usage and exit with status 2. Times are
-//! medians of repeated runs (ns per key); this machine is shared and
-//! noisy, so compare rows measured in the same run. Each section of the
+//! medians of repeated runs (ns per key) with their range; this machine
+//! is shared and noisy, so compare rows measured in the same run. Each section of the
 //! report is one function that adds its facts and tables to the
 //! `Document`.
 
@@ -51,13 +86,16 @@ use ribbon_kernel::{Backend, FilterRef, Kind, Plan, Width, hash_key, hash_keys};
 mod kit;
 use kit::splitmix64;
 
+#[path = "../tests/common/exact_fp.rs"]
+mod exact_fp;
+
 #[path = "common/args.rs"]
 mod args;
 use args::{CommandLine, Config, OptionSpec};
 
 #[path = "common/document.rs"]
 mod document;
-use document::{Cell, Column, Document, Format};
+use document::{Cell, Column, Document, Format, Spread};
 
 #[path = "common/bar_chart.rs"]
 mod bar_chart;
@@ -75,7 +113,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "--bits",
         value: Some("B[,B...]"),
-        help: "bits per key such as 7.7; 1000 or more is millibits (default 4,7.7,12)",
+        help: "bits per key such as 7.7; 1000 or more is millibits (default 7.7; try 4,7.7,12)",
     },
     OptionSpec {
         name: "--kind",
@@ -90,12 +128,17 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "--quick",
         value: None,
-        help: "100000 keys, 7.7 bits per key, 3 runs per time",
+        help: "100000 keys, 3 runs per time",
     },
     OptionSpec {
         name: "--svg",
         value: Some("PATH"),
         help: "also draw query ns/key (mixed set) per backend as an SVG bar chart",
+    },
+    OptionSpec {
+        name: "--charts",
+        value: Some("DIR"),
+        help: "draw query time, build time and space overhead as SVG charts in DIR (docs)",
     },
     OptionSpec {
         name: "--record",
@@ -115,6 +158,8 @@ struct Options {
     /// The backend builds run on.
     build_backend: Backend,
     svg: Option<String>,
+    /// The folder of `--charts`.
+    charts: Option<String>,
     /// The record's header line, for `--record`.
     record: Option<String>,
 }
@@ -141,13 +186,12 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
             1_000_000
         }),
         reps: if quick { 3 } else { 5 },
+        // One setting by default: the sweep over every kind, width and
+        // backend is what takes the time (about 25 s of the README's
+        // "about a minute" on two cores; each further setting as much).
         settings: line
             .list("--bits", args::parse_millibits)
-            .unwrap_or(if quick {
-                vec![7700]
-            } else {
-                vec![4000, 7700, 12000]
-            }),
+            .unwrap_or(vec![7700]),
         kinds: line.list("--kind", args::parse_kind).unwrap_or(vec![
             Kind::Homogeneous,
             Kind::Standard,
@@ -163,14 +207,54 @@ fn options(line: &CommandLine) -> (Options, Format, Option<String>) {
             Backend::detect()
         },
         backends,
-        svg: line.value("--svg", |path| Ok(path.to_string())),
+        svg: line.value("--svg", parse_file_path),
+        charts: line.value("--charts", parse_record_dir),
         record: record_dir.as_ref().map(|_| record_header()),
     };
+    // Every configuration must plan before anything is printed: a
+    // setting a kind cannot take (or a key count it cannot hold) fails
+    // now, not after minutes of other measurements.
+    for &kind in &options.kinds {
+        for &width in &options.widths {
+            for &millibits in &options.settings {
+                let config = Config::new(kind, width, millibits);
+                if let Err(e) = Plan::new(kind, width, options.keys, millibits)
+                    .and_then(|plan| plan.with_backend(options.build_backend))
+                {
+                    line.fail(&format!(
+                        "cannot plan {} for {} keys: {e}",
+                        config.label(),
+                        options.keys
+                    ));
+                }
+            }
+        }
+    }
     let out = match &record_dir {
         Some(dir) => Some(record_path(dir)),
-        None => line.value("--out", |path| Ok(path.to_string())),
+        None => line.value("--out", parse_file_path),
     };
+    if let Some(dir) = &options.charts
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        die(&format!("cannot make the folder {dir}: {e}"));
+    }
     (options, format, out)
+}
+
+/// `--out PATH`, `--svg PATH`: a file in a folder that exists, checked
+/// before the run rather than when the results are written.
+fn parse_file_path(text: &str) -> Result<String, String> {
+    let path = std::path::Path::new(text);
+    if text.is_empty() || text.ends_with('/') || path.is_dir() {
+        return Err(format!("{text:?} is not a file name"));
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
+            Err(format!("the folder {} does not exist", parent.display()))
+        }
+        _ => Ok(text.to_string()),
+    }
 }
 
 /// `--record DIR`: a folder that exists or can be made, not a file.
@@ -297,14 +381,9 @@ fn die(message: &str) -> ! {
     std::process::exit(args::EXIT_FAILURE)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Median ns per key of `reps` runs of `f` over `keys` keys.
-fn time_per_key(reps: usize, keys: usize, mut f: impl FnMut()) -> f64 {
-    median(
+/// Ns per key of `reps` runs of `f` over `keys` keys: median and range.
+fn time_per_key(reps: usize, keys: usize, mut f: impl FnMut()) -> Spread {
+    Spread::of(
         (0..reps)
             .map(|_| {
                 let t = Instant::now();
@@ -350,18 +429,19 @@ impl KeySets {
     }
 }
 
-/// Median ns per key over the positive, negative and mixed sets.
+/// Ns per key over the positive, negative and mixed sets.
 struct QueryTimes {
-    single: [f64; 3],
-    batch: [f64; 3],
+    single: [Spread; 3],
+    batch: [Spread; 3],
 }
 
 const MIXED: usize = 2;
 
 fn time_queries(filter: FilterRef<'_>, sets: &[&[u64]; 3], reps: usize) -> QueryTimes {
     let mut out = vec![false; sets[0].len()];
-    let mut single = [0.0; 3];
-    let mut batch = [0.0; 3];
+    let nothing = Spread::of(Vec::new());
+    let mut single = [nothing; 3];
+    let mut batch = [nothing; 3];
     for (i, set) in sets.iter().enumerate() {
         single[i] = time_per_key(reps, set.len(), || {
             let mut hits = 0usize;
@@ -406,6 +486,24 @@ fn describe_run(doc: &mut Document, options: &Options) {
     // WASI (wasm32) cannot tell how many cores there are.
     let cores = std::thread::available_parallelism().ok();
     let cores_text = cores.map_or_else(|| "unknown".to_string(), |p| p.get().to_string());
+    let version = env!("CARGO_PKG_VERSION");
+    let commit = git_commit();
+    let rustc = option_env!("RIBBON_RUSTC_VERSION");
+    doc.fact("crate_version", Cell::text(version));
+    doc.fact("commit", commit.as_ref().map_or(Cell::Missing, Cell::text));
+    doc.fact("rustc", rustc.map_or(Cell::Missing, Cell::text));
+    doc.line(&format!(
+        "- ribbon-kernel {version}, commit {}; {}{}",
+        commit
+            .as_deref()
+            .unwrap_or("unknown (no git, or not a checkout)"),
+        rustc.unwrap_or("rustc version unknown"),
+        if cfg!(debug_assertions) {
+            "; a debug build: times are not representative (use --release)"
+        } else {
+            ""
+        }
+    ));
     doc.fact("cpu", Cell::text(&cpu));
     doc.fact(
         "logical_cores",
@@ -436,14 +534,17 @@ fn describe_run(doc: &mut Document, options: &Options) {
     doc.fact("runs_per_time", Cell::Count(options.reps as u64));
 }
 
-/// One filter's results, kept for the chart.
+/// One filter's results, kept for the charts and the opening table.
 struct Measured {
     config: Config,
+    build: Spread,
+    /// Space over the minimum for the filter's FP rate, in percent.
+    overhead_percent: f64,
     queries: Vec<(Backend, QueryTimes)>,
     /// The filter's bytes, and the median microseconds of opening it with
     /// `FilterRef::from_bytes` (checksum verified) and
     /// `from_bytes_unverified`.
-    open: (usize, f64, f64),
+    open: (usize, Spread, Spread),
 }
 
 const FILTER_COLUMNS: &[Column] = &[
@@ -451,6 +552,8 @@ const FILTER_COLUMNS: &[Column] = &[
     ("w", "width"),
     ("bits/key", "bits_per_key"),
     ("FP %", "fp_percent"),
+    ("FP from", "fp_source"),
+    ("sampled FP %", "sampled_fp_percent"),
     ("overhead %", "overhead_percent"),
     ("scratch B/key", "scratch_bytes_per_key"),
     ("build", "build_ns_per_key"),
@@ -464,19 +567,52 @@ const FILTER_COLUMNS: &[Column] = &[
 ];
 
 /// The columns a filter has whatever the backend.
-const FILTER_OWN_COLUMNS: usize = 7;
+const FILTER_OWN_COLUMNS: usize = 9;
+
+/// A filter's FP rate over uniformly random non-members, exact where the
+/// kind has an exact rate, and where it comes from (see the module's
+/// documentation).
+fn fp_rate(view: FilterRef<'_>) -> (f64, &'static str) {
+    let columns = view.column_fp_ppt() as f64 / 1e12;
+    match view.kind() {
+        Kind::Standard | Kind::StandardSmash => (columns, "columns (exact)"),
+        Kind::Homogeneous => (exact_fp::exact_fp(view), "bytes (exact)"),
+        Kind::Bumped => (columns, "columns of layer 1"),
+        // `Kind` is non_exhaustive: a kind added later is sampled until
+        // it is given an arm here.
+        _ => (f64::NAN, "sampled"),
+    }
+}
 
 /// Builds and queries every configuration: the table "filters".
 fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<Measured> {
     let (n, reps) = (options.keys, options.reps);
     let keys = &sets.keys[..];
     doc.line(&format!(
-        "- times: ns per key, median of {reps} runs; query columns: positive / negative / 50-50 mixed"
+        "- times: ns per key, median of {reps} runs (builds: {}) and in parentheses the fastest \
+         and slowest run; query columns: positive / negative / 50-50 mixed",
+        reps.min(3)
     ));
     doc.line(&format!(
         "- build: ns per key, back-substitution on {}",
         options.build_backend.name()
     ));
+    doc.line("- bits/key: the filter's bytes after its 48-byte header, in bits per key");
+    doc.line(
+        "- FP %: the rate over random non-members, exact where the kind has an exact rate \
+         (FP from: Standard and smash, the columns' rate; Homogeneous, computed from the \
+         filter's bytes; Bumped, its first layer's columns, which every layer shares up to \
+         rounding)",
+    );
+    doc.line(&format!(
+        "- sampled FP %: the share of {} other random hashes the filter accepts (a check, with \
+         sampling noise)",
+        sets.others.len()
+    ));
+    doc.line(
+        "- overhead %: space over the information-theoretic minimum for the FP % rate, \
+         bits/key / log2(1/FP) - 1",
+    );
     doc.line("- scratch: working memory Plan::build needs, freed after the build (bytes per key)");
     doc.line("");
     doc.table("filters", FILTER_COLUMNS, FILTER_OWN_COLUMNS);
@@ -512,7 +648,8 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
                 let open_us = |open: fn(&[u8]) -> bool| {
                     time_per_key(reps.max(5), 1, || {
                         assert!(open(black_box(&bytes[..len])));
-                    }) / 1000.0
+                    })
+                    .scaled(1e-3)
                 };
                 let open = (
                     len,
@@ -520,8 +657,10 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
                     open_us(|b| FilterRef::from_bytes_unverified(b).is_ok()),
                 );
                 assert!(keys.iter().all(|&h| view.contains(h)), "false negative");
-                let fp = sets.others.iter().filter(|&&h| view.contains(h)).count() as f64
+                let sampled = sets.others.iter().filter(|&&h| view.contains(h)).count() as f64
                     / sets.others.len() as f64;
+                let (exact, source) = fp_rate(view);
+                let fp = if exact.is_nan() { sampled } else { exact };
                 let bits = view.millibits_per_key() as f64 / 1000.0;
                 let overhead = bits / (1.0 / fp).log2() - 1.0;
                 let own = [
@@ -529,9 +668,11 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
                     Cell::Count(u64::from(width.bits())),
                     Cell::Number(bits, 2),
                     Cell::Number(fp * 100.0, 3),
-                    Cell::Number(overhead * 100.0, 1),
+                    Cell::text(source),
+                    Cell::Number(sampled * 100.0, 3),
+                    Cell::Number(overhead * 100.0, 2),
                     Cell::Number(plan.scratch_words() as f64 * 8.0 / n as f64, 1),
-                    Cell::Number(build, 0),
+                    Cell::Spread(build, 0),
                 ];
                 let mut queries = Vec::new();
                 for &backend in &options.backends {
@@ -539,13 +680,15 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
                     let t = time_queries(v, &sets.query_sets(), reps);
                     let mut row = own.to_vec();
                     row.push(Cell::text(backend.name()));
-                    row.extend(t.single.iter().chain(&t.batch).map(|&x| Cell::Number(x, 1)));
+                    row.extend(t.single.iter().chain(&t.batch).map(|&x| Cell::Spread(x, 1)));
                     doc.row(row);
                     queries.push((backend, t));
                 }
                 doc.progress(&format!("measured {}", config.label()));
                 measured.push(Measured {
                     config,
+                    build,
+                    overhead_percent: overhead * 100.0,
                     queries,
                     open,
                 });
@@ -555,13 +698,23 @@ fn report_filters(doc: &mut Document, options: &Options, sets: &KeySets) -> Vec<
     measured
 }
 
-/// The bar chart of `--svg`: mixed-set query times at one setting.
-fn query_chart(options: &Options, measured: &[Measured]) -> BarChart {
-    let millibits = if options.settings.contains(&7700) {
+/// The setting the query chart shows: 7.7 bits per key, or the first.
+fn chart_setting(options: &Options) -> u32 {
+    if options.settings.contains(&7700) {
         7700
     } else {
         options.settings[0]
-    };
+    }
+}
+
+/// A spread's range for a chart's whisker.
+fn range(s: Spread) -> Option<(f64, f64)> {
+    Some((s.min, s.max))
+}
+
+/// The bar chart of `--svg`: mixed-set query times at one setting.
+fn query_chart(options: &Options, measured: &[Measured]) -> BarChart {
+    let millibits = chart_setting(options);
     let groups = measured
         .iter()
         .filter(|m| m.config.millibits == millibits)
@@ -576,7 +729,8 @@ fn query_chart(options: &Options, measured: &[Measured]) -> BarChart {
                     } else {
                         backend.name().to_string()
                     },
-                    values: vec![t.single[MIXED], t.batch[MIXED]],
+                    values: vec![t.single[MIXED].median, t.batch[MIXED].median],
+                    ranges: vec![range(t.single[MIXED]), range(t.batch[MIXED])],
                 })
                 .collect(),
         })
@@ -588,7 +742,8 @@ fn query_chart(options: &Options, measured: &[Measured]) -> BarChart {
             thousands(options.keys)
         ),
         subtitle: format!(
-            "{} bits/key; shuffled 50/50 members and non-members; median of {} runs",
+            "{} bits/key; shuffled 50/50 members and non-members; median of {} runs, \
+             whiskers from the fastest to the slowest",
             args::bits_text(millibits),
             options.reps
         ),
@@ -604,6 +759,94 @@ fn query_chart(options: &Options, measured: &[Measured]) -> BarChart {
             },
         ],
         groups,
+        decimals: 1,
+    }
+}
+
+/// Groups per kind, rows per width, one series per bits-per-key setting:
+/// the layout of the build and space charts.
+fn setting_chart(
+    options: &Options,
+    measured: &[Measured],
+    value: impl Fn(&Measured) -> (f64, Option<(f64, f64)>),
+) -> (Vec<bar_chart::Series>, Vec<bar_chart::Group>) {
+    let series = options
+        .settings
+        .iter()
+        .enumerate()
+        .map(|(i, &millibits)| bar_chart::Series {
+            name: format!("{} bits/key", args::bits_text(millibits)),
+            colour: bar_chart::PALETTE[i % bar_chart::PALETTE.len()],
+        })
+        .collect();
+    let mut groups = Vec::new();
+    for &kind in &options.kinds {
+        let rows = options
+            .widths
+            .iter()
+            .map(|&width| {
+                let (values, ranges) = options
+                    .settings
+                    .iter()
+                    .map(|&millibits| {
+                        measured
+                            .iter()
+                            .find(|m| m.config == Config::new(kind, width, millibits))
+                            .map_or((f64::NAN, None), &value)
+                    })
+                    .unzip();
+                bar_chart::Row {
+                    label: format!("w{}", width.bits()),
+                    values,
+                    ranges,
+                }
+            })
+            .collect();
+        groups.push(bar_chart::Group {
+            label: format!("{kind:?}"),
+            rows,
+        });
+    }
+    (series, groups)
+}
+
+/// The build chart of `--charts`: ns per key of `Plan::build`.
+fn build_chart(options: &Options, measured: &[Measured]) -> BarChart {
+    let (series, groups) = setting_chart(options, measured, |m| (m.build.median, range(m.build)));
+    BarChart {
+        title: format!(
+            "ribbon-kernel build time on {}, {} keys",
+            cpu_name(),
+            thousands(options.keys)
+        ),
+        subtitle: format!(
+            "Plan::build into caller buffers, back-substitution on {}; median of {} runs, \
+             whiskers from the fastest to the slowest",
+            options.build_backend.name(),
+            options.reps.min(3)
+        ),
+        axis_label: "ns per key (lower is better)".to_string(),
+        series,
+        groups,
+        decimals: 0,
+    }
+}
+
+/// The space chart of `--charts`: the overhead column.
+fn space_chart(options: &Options, measured: &[Measured]) -> BarChart {
+    let (series, groups) = setting_chart(options, measured, |m| (m.overhead_percent, None));
+    BarChart {
+        title: format!(
+            "ribbon-kernel space over the minimum, {} keys",
+            thousands(options.keys)
+        ),
+        subtitle: "bits/key / log2(1/FP) - 1, with the exact FP rate (Bumped: its first \
+                   layer's columns)"
+            .to_string(),
+        axis_label: "overhead % (lower is better)".to_string(),
+        series,
+        groups,
+        decimals: 2,
     }
 }
 
@@ -637,22 +880,22 @@ const OPEN_COLUMNS: &[Column] = &[
 fn report_opening(doc: &mut Document, options: &Options, measured: &[Measured]) {
     doc.line("");
     doc.line(&format!(
-        "Opening a filter: microseconds, median of {} runs; the checksum's rate is the \
-         bytes over the difference of the two",
+        "Opening a filter: microseconds, median of {} runs (fastest-slowest); the checksum's \
+         rate is the bytes over the difference of the two medians",
         options.reps.max(5)
     ));
     doc.line("");
     doc.table("opening", OPEN_COLUMNS, 0);
     for m in measured {
         let (bytes, verified, unverified) = m.open;
-        let rate = bytes as f64 / ((verified - unverified).max(1e-3) * 1000.0);
+        let rate = bytes as f64 / ((verified.median - unverified.median).max(1e-3) * 1000.0);
         doc.row(vec![
             Cell::text(format!("{:?}", m.config.kind)),
             Cell::Count(u64::from(m.config.width.bits())),
             Cell::text(args::bits_text(m.config.millibits)),
             Cell::Count(bytes as u64),
-            Cell::Number(verified, 1),
-            Cell::Number(unverified, 1),
+            Cell::Spread(verified, 1),
+            Cell::Spread(unverified, 1),
             Cell::Number(rate, 1),
         ]);
     }
@@ -671,7 +914,8 @@ fn report_key_hashing(doc: &mut Document, options: &Options) {
     const KEYS: usize = 1 << 16;
     doc.line("");
     doc.line(&format!(
-        "Key hashing (XXH3-64): {KEYS} distinct keys per size, ns per key, median of {} runs",
+        "Key hashing (XXH3-64): {KEYS} distinct keys per size, ns per key, median of {} runs \
+         (fastest-slowest); GB/s from the median",
         options.reps
     ));
     doc.line("");
@@ -700,9 +944,9 @@ fn report_key_hashing(doc: &mut Document, options: &Options) {
         });
         doc.row(vec![
             Cell::Count(len as u64),
-            Cell::Number(single, 2),
-            Cell::Number(batch, 2),
-            Cell::Number(len as f64 / single, 2),
+            Cell::Spread(single, 2),
+            Cell::Spread(batch, 2),
+            Cell::Number(len as f64 / single.median, 2),
         ]);
     }
 }
@@ -719,11 +963,25 @@ fn main() {
     if let Err(e) = doc.finish() {
         die(&e);
     }
-    if let Some(path) = &options.svg {
-        let svg = query_chart(&options, &measured).svg();
-        if let Err(e) = std::fs::write(path, svg) {
+    let write = |path: &str, chart: BarChart| {
+        if let Err(e) = std::fs::write(path, chart.svg()) {
             die(&format!("cannot write {path}: {e}"));
         }
         eprintln!("wrote {path}");
+    };
+    if let Some(path) = &options.svg {
+        write(path, query_chart(&options, &measured));
+    }
+    if let Some(dir) = &options.charts {
+        let at = |name: &str| std::path::Path::new(dir).join(name).display().to_string();
+        write(
+            &at("query-ns-per-key.svg"),
+            query_chart(&options, &measured),
+        );
+        write(
+            &at("build-ns-per-key.svg"),
+            build_chart(&options, &measured),
+        );
+        write(&at("space-overhead.svg"), space_chart(&options, &measured));
     }
 }

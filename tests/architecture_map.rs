@@ -4,7 +4,7 @@
 //! checks two kinds of them:
 //!
 //! - **Paths.** A span that starts with `src/`, `arch/`, `tests/`,
-//!   `include/`, `fuzz/`, `benches/`, `examples/`, `docs/` or `.ci/`, or
+//!   `include/`, `fuzz/`, `bench/`, `examples/`, `docs/` or `.ci/`, or
 //!   a bare file name with an extension (`build.rs`), must be a file or
 //!   folder of the repository. Templates (`arch/<isa>/`) are skipped.
 //! - **Items.** A span that is a Rust path (`Banding`,
@@ -12,7 +12,7 @@
 //!   leading `crate::`, a call's arguments (`detect()`), a macro's `!` and
 //!   generic arguments (`BumpedTop<K>`, `generic::contains::<COLUMNS>`),
 //!   must have every segment defined somewhere in the crate's Rust sources
-//!   (`src/`, `arch/`, `tests/`, `examples/`, `benches/`, `fuzz/`,
+//!   (`src/`, `arch/`, `tests/`, `examples/`, `bench/`, `fuzz/`,
 //!   `build.rs`): as a `fn`, `struct`, `enum`, `trait`, `type`, `const`,
 //!   `static`, `mod`, `macro_rules!`, a field (or a parameter on a line of
 //!   its own), or an enum variant; C names may be a `#define` of
@@ -68,7 +68,7 @@ const PATH_PREFIXES: &[&str] = &[
     "tests/",
     "include/",
     "fuzz/",
-    "benches/",
+    "bench/",
     "examples/",
     "docs/",
     ".ci/",
@@ -246,7 +246,7 @@ fn definitions_in(source: &str, names: &mut BTreeSet<String>) {
 /// Every name the sources define (see the module's documentation).
 fn definitions() -> BTreeSet<String> {
     let mut files = Vec::new();
-    for dir in ["src", "arch", "tests", "examples", "benches", "fuzz"] {
+    for dir in ["src", "arch", "tests", "examples", "bench", "fuzz"] {
         rust_files(&root().join(dir), &mut files);
     }
     files.push(root().join("build.rs"));

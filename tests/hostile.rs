@@ -515,20 +515,30 @@ fn crafted_keys_cannot_make_a_bumped_build_fail() {
         (Width::W128, 0.0289, Sets::Dense, 16, 0),
         (Width::W128, 0.10, Sets::Dense, 1, 128),
     ];
+    // The key sets in order (each continues the last one's random
+    // state), then the builds, the longest part, on two threads.
     let mut state = 38;
-    for (width, fraction, sets, seeds, back) in cases {
-        let w = u64::from(width.bits());
-        // A tenth of the keys: caps have the same 512 keys of slack, so
-        // it takes a larger share of crafted keys to pass them.
-        let fraction = match n {
-            1_000_000 => fraction,
-            _ => f64::min(fraction * 3.0, 0.10),
-        };
-        let count = (n as f64 * fraction) as usize;
-        let mut keys = against_first_layer(w, n as u64, 8, 0..seeds, count, sets, back, &mut state);
-        keys.extend(hashes(state, n - keys.len()));
+    let cases: Vec<_> = cases
+        .into_iter()
+        .map(|(width, fraction, sets, seeds, back)| {
+            let w = u64::from(width.bits());
+            // A tenth of the keys: caps have the same 512 keys of slack,
+            // so it takes a larger share of crafted keys to pass them.
+            let fraction = match n {
+                1_000_000 => fraction,
+                _ => f64::min(fraction * 3.0, 0.10),
+            };
+            let count = (n as f64 * fraction) as usize;
+            let mut keys =
+                against_first_layer(w, n as u64, 8, 0..seeds, count, sets, back, &mut state);
+            keys.extend(hashes(state, n - keys.len()));
+            (width, fraction, sets, seeds, back, count, keys)
+        })
+        .collect();
+    common::on_two_threads(&cases, |case| {
+        let (width, fraction, sets, seeds, back, count, ref keys) = *case;
         let plan = Plan::new(Kind::Bumped, width, n, 8_000).unwrap();
-        let f = Filter::build(&plan, &keys).unwrap_or_else(|e| {
+        let f = Filter::build(&plan, keys).unwrap_or_else(|e| {
             panic!("{width:?} {fraction}: {e}");
         });
         assert_eq!(f.view().kind(), Kind::Bumped, "{width:?} {fraction}");
@@ -552,7 +562,7 @@ fn crafted_keys_cannot_make_a_bumped_build_fail() {
             fp <= 1.1 * planned,
             "{width:?} {fraction}: FP {fp} against {planned}"
         );
-    }
+    });
     // Retrieval on Bumped layers, the same attack.
     let mut keys = against_first_layer(64, n as u64, 8, 0..16, n / 244, Sets::Four, 0, &mut state);
     keys.extend(hashes(state, n - keys.len()));

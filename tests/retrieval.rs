@@ -96,24 +96,27 @@ fn every_key_gets_its_value_back() {
     }
 }
 
-/// The largest count of the sweep, 10^6 keys, at every value width.
+/// The largest count of the sweep, 10^6 keys, at every value width
+/// (the settings on two threads: the longest test of the suite).
 #[test]
 #[cfg_attr(miri, ignore = "a million keys")]
 fn a_million_keys_get_their_values_back() {
     let backends = backends();
     let n = 1_000_000;
     let keys = hashes(0x1e6, n);
-    for width in WIDTHS {
-        for bits in VALUE_BITS {
-            check(
-                width,
-                bits,
-                &keys,
-                &values(u64::from(bits), n, bits),
-                &backends,
-            );
-        }
-    }
+    let settings: Vec<(Width, u32)> = WIDTHS
+        .into_iter()
+        .flat_map(|width| VALUE_BITS.map(|bits| (width, bits)))
+        .collect();
+    common::on_two_threads(&settings, |&(width, bits)| {
+        check(
+            width,
+            bits,
+            &keys,
+            &values(u64::from(bits), n, bits),
+            &backends,
+        );
+    });
 }
 
 #[test]

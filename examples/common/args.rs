@@ -2,10 +2,12 @@
 //! hand-written command-line parser for the examples (no dependency).
 //!
 //! The value parsers (`parse_keys`, `parse_millibits`, `parse_kind`,
-//! `parse_width`, `parse_backend`, `parse_list`) are shared with
-//! `benches/ribbon.rs`, which reads the same choices from environment
-//! variables. Included with `#[path = ...] mod args;` like
-//! `tests/common/kit.rs`, so every user compiles only what it calls.
+//! `parse_width`, `parse_backend`, `parse_list`) are shared with the
+//! criterion bench of the workspace member `bench/`
+//! (`bench/benches/ribbon.rs`), which reads the same choices from
+//! environment variables. Included with `#[path = ...] mod args;` like
+//! `tests/common/kit.rs` (by `bench/examples/compare.rs` too), so every
+//! user compiles only what it calls.
 #![allow(dead_code)]
 
 use ribbon_kernel::{Backend, Kind, Width};
@@ -378,8 +380,15 @@ fn usage_error(usage: &str, message: &str) -> ! {
 }
 
 fn usage(program: &str, summary: &str, specs: &[&OptionSpec]) -> String {
+    // This file is included by the package whose example it is part of:
+    // the core crate's examples run as they are, the workspace member's
+    // (`bench/`) with `-p`.
+    let package = match env!("CARGO_PKG_NAME") {
+        "ribbon-kernel" => String::new(),
+        other => format!("-p {other} "),
+    };
     let mut text = format!(
-        "{summary}\n\nUsage: cargo run --release --example {program} -- [OPTIONS]\n\nOptions:\n"
+        "{summary}\n\nUsage: cargo run --release {package}--example {program} -- [OPTIONS]\n\nOptions:\n"
     );
     let shown = |spec: &OptionSpec| match spec.value {
         Some(value) => format!("{} {value}", spec.name),

@@ -1,6 +1,7 @@
 //! A horizontal grouped bar chart written as plain SVG (no dependency):
 //! groups of labelled rows, one bar per series in each row with its value
-//! at the end, a value axis with grid lines, a legend and a title.
+//! at the end (and, where given, a whisker from its least to its greatest
+//! run), a value axis with grid lines, a legend and a title.
 #![allow(dead_code)]
 
 use std::fmt::Write as _;
@@ -15,6 +16,9 @@ pub struct Row {
     pub label: String,
     /// One value per series; a value that is not finite draws no bar.
     pub values: Vec<f64>,
+    /// One range per series (least, greatest), drawn as a whisker over
+    /// the bar; empty, or `None` for a series, draws none.
+    pub ranges: Vec<Option<(f64, f64)>>,
 }
 
 pub struct Group {
@@ -28,7 +32,15 @@ pub struct BarChart {
     pub axis_label: String,
     pub series: Vec<Series>,
     pub groups: Vec<Group>,
+    /// Decimals of the value written after each bar.
+    pub decimals: usize,
 }
+
+/// Colours told apart with any colour vision (Okabe and Ito), for series
+/// in turn.
+pub const PALETTE: [&str; 7] = [
+    "#e69f00", "#0072b2", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442",
+];
 
 const WIDTH: f64 = 980.0;
 /// Room for the row labels left of the bars.
@@ -48,10 +60,15 @@ impl BarChart {
             .groups
             .iter()
             .flat_map(|g| &g.rows)
-            .flat_map(|r| &r.values)
+            .flat_map(|r| {
+                r.values
+                    .iter()
+                    .chain(r.ranges.iter().flatten().map(|(_, hi)| hi))
+            })
             .copied()
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max);
+        let decimals_shown = self.decimals;
         let (step, decimals) = tick_step(max / 6.0);
         let axis_max = if max > 0.0 {
             (max / step).ceil() * step
@@ -162,15 +179,42 @@ impl BarChart {
                         continue;
                     }
                     let top = y + i as f64 * (BAR + BAR_GAP);
-                    let end = x_of(value);
+                    let end = x_of(value.max(0.0));
+                    let range = row
+                        .ranges
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
+                    let range_text = range.map_or_else(String::new, |(lo, hi)| {
+                        format!(" (runs {lo:.2} to {hi:.2})")
+                    });
                     let _ = writeln!(
                         svg,
-                        r##"<rect x="{PLOT_LEFT}" y="{top}" width="{:.1}" height="{BAR}" fill="{}"><title>{}, {}: {value:.2}</title></rect><text x="{:.1}" y="{}" font-size="10" fill="#333">{value:.1}</text>"##,
+                        r##"<rect x="{PLOT_LEFT}" y="{top}" width="{:.1}" height="{BAR}" fill="{}"><title>{}, {}: {value:.2}{}</title></rect>"##,
                         end - PLOT_LEFT,
                         series.colour,
                         escape(&group.label),
                         escape(&format!("{} {}", row.label, series.name)),
-                        end + 4.0,
+                        range_text
+                    );
+                    let mut text_x = end;
+                    if let Some((lo, hi)) = range {
+                        let (x0, x1, mid) = (x_of(lo.max(0.0)), x_of(hi.max(0.0)), top + BAR / 2.0);
+                        let _ = writeln!(
+                            svg,
+                            r##"<path d="M{x0:.1} {mid}H{x1:.1}M{x0:.1} {:.1}V{:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1" fill="none"/>"##,
+                            top + 2.0,
+                            top + BAR - 2.0,
+                            top + 2.0,
+                            top + BAR - 2.0
+                        );
+                        text_x = text_x.max(x1);
+                    }
+                    let _ = writeln!(
+                        svg,
+                        r##"<text x="{:.1}" y="{}" font-size="10" fill="#333">{value:.decimals_shown$}</text>"##,
+                        text_x + 4.0,
                         top + BAR - 1.0
                     );
                 }

@@ -8,8 +8,12 @@
 //! stdout holds nothing else.
 //!
 //! CSV: every table's rows in one table, a `table` column first and the
-//! union of the tables' columns after it (empty where a table lacks one).
-//! JSON: `{"facts": {...}, "tables": {"<table>": [{row}, ...], ...}}`.
+//! union of the tables' columns after it (empty where a table lacks one),
+//! then the facts as rows of the table `facts` (columns `fact` and
+//! `value`). JSON: `{"facts": {...}, "tables": {"<table>": [{row}, ...],
+//! ...}}`. A time measured over several runs ([`Spread`]) is its median
+//! in markdown with the range after it, `4.3 (4.1-4.6)`, and three fields
+//! in CSV and JSON: `<key>` (the median), `<key>_min` and `<key>_max`.
 #![allow(dead_code)]
 
 use std::fmt::Write as _;
@@ -22,6 +26,43 @@ pub enum Format {
     Json,
 }
 
+/// A quantity measured in several runs: their median and range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// The median (the upper one of an even count), least and greatest of
+    /// `values`; NaN for none.
+    pub fn of(mut values: Vec<f64>) -> Spread {
+        values.sort_by(f64::total_cmp);
+        match (values.first(), values.last()) {
+            (Some(&min), Some(&max)) => Spread {
+                median: values[values.len() / 2],
+                min,
+                max,
+            },
+            _ => Spread {
+                median: f64::NAN,
+                min: f64::NAN,
+                max: f64::NAN,
+            },
+        }
+    }
+
+    /// Each of the three scaled by `factor`.
+    pub fn scaled(self, factor: f64) -> Spread {
+        Spread {
+            median: self.median * factor,
+            min: self.min * factor,
+            max: self.max * factor,
+        }
+    }
+}
+
 /// One value of a fact or a table.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cell {
@@ -29,6 +70,8 @@ pub enum Cell {
     /// A measured number and the decimals markdown shows of it (CSV and
     /// JSON show three more, which is below any timing's noise).
     Number(f64, usize),
+    /// A number measured in several runs, with the decimals as `Number`.
+    Spread(Spread, usize),
     Count(u64),
     Missing,
 }
@@ -42,8 +85,26 @@ impl Cell {
         match self {
             Cell::Text(text) => text.replace('|', "\\|"),
             Cell::Number(x, decimals) if x.is_finite() => format!("{x:.decimals$}"),
+            Cell::Spread(s, decimals) if s.median.is_finite() => format!(
+                "{:.decimals$} ({:.decimals$}-{:.decimals$})",
+                s.median, s.min, s.max
+            ),
             Cell::Count(n) => n.to_string(),
-            Cell::Number(..) | Cell::Missing => "-".to_string(),
+            Cell::Number(..) | Cell::Spread(..) | Cell::Missing => "-".to_string(),
+        }
+    }
+
+    /// The fields this cell gives CSV and JSON under `key`: itself, or a
+    /// spread's median under `key` and its range under `key_min` and
+    /// `key_max`.
+    fn fields(&self, key: &str) -> Vec<(String, Cell)> {
+        match self {
+            Cell::Spread(s, decimals) => vec![
+                (key.to_string(), Cell::Number(s.median, *decimals)),
+                (format!("{key}_min"), Cell::Number(s.min, *decimals)),
+                (format!("{key}_max"), Cell::Number(s.max, *decimals)),
+            ],
+            other => vec![(key.to_string(), other.clone())],
         }
     }
 
@@ -54,6 +115,7 @@ impl Cell {
             }
             Cell::Text(text) => text.clone(),
             Cell::Number(x, decimals) if x.is_finite() => machine_number(*x, *decimals),
+            Cell::Spread(s, decimals) => Cell::Number(s.median, *decimals).csv(),
             Cell::Count(n) => n.to_string(),
             Cell::Number(..) | Cell::Missing => String::new(),
         }
@@ -63,6 +125,7 @@ impl Cell {
         match self {
             Cell::Text(text) => json_string(text),
             Cell::Number(x, decimals) if x.is_finite() => machine_number(*x, *decimals),
+            Cell::Spread(s, decimals) => Cell::Number(s.median, *decimals).json(),
             Cell::Count(n) => n.to_string(),
             Cell::Number(..) | Cell::Missing => "null".to_string(),
         }
@@ -244,26 +307,60 @@ impl Document {
     }
 
     fn csv(&self) -> String {
-        let mut keys: Vec<&str> = Vec::new();
+        // The union of the tables' keys, in order; a column that holds a
+        // spread in some row adds its `_min` and `_max` keys after it.
+        let mut keys: Vec<String> = Vec::new();
+        let mut add = |key: String| {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        };
         for table in &self.tables {
-            for &(_, key) in table.columns {
-                if !keys.contains(&key) {
-                    keys.push(key);
+            for (i, &(_, key)) in table.columns.iter().enumerate() {
+                match table
+                    .rows
+                    .iter()
+                    .find(|row| matches!(row[i], Cell::Spread(..)))
+                {
+                    Some(row) => row[i].fields(key).into_iter().for_each(|(k, _)| add(k)),
+                    None => add(key.to_string()),
                 }
             }
         }
+        if !self.facts.is_empty() {
+            add("fact".to_string());
+            add("value".to_string());
+        }
         let mut text = format!("table,{}\n", keys.join(","));
+        let mut write_row = |table: &str, fields: Vec<(String, Cell)>| {
+            text += table;
+            for key in &keys {
+                text.push(',');
+                if let Some((_, cell)) = fields.iter().find(|(k, _)| k == key) {
+                    text += &cell.csv();
+                }
+            }
+            text.push('\n');
+        };
         for table in &self.tables {
             for row in &table.rows {
-                text += table.name;
-                for key in &keys {
-                    text.push(',');
-                    if let Some(i) = table.columns.iter().position(|&(_, k)| k == *key) {
-                        text += &row[i].csv();
-                    }
-                }
-                text.push('\n');
+                let fields = table
+                    .columns
+                    .iter()
+                    .zip(row)
+                    .flat_map(|(&(_, key), cell)| cell.fields(key))
+                    .collect();
+                write_row(table.name, fields);
             }
+        }
+        for (fact, value) in &self.facts {
+            write_row(
+                "facts",
+                vec![
+                    ("fact".to_string(), Cell::text(*fact)),
+                    ("value".to_string(), value.clone()),
+                ],
+            );
         }
         text
     }
@@ -286,9 +383,8 @@ impl Document {
                             .columns
                             .iter()
                             .zip(row)
-                            .map(|(&(_, key), cell)| {
-                                format!("{}: {}", json_string(key), cell.json())
-                            })
+                            .flat_map(|(&(_, key), cell)| cell.fields(key))
+                            .map(|(key, cell)| format!("{}: {}", json_string(&key), cell.json()))
                             .collect();
                         format!("      {{{}}}", fields.join(", "))
                     })

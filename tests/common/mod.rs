@@ -40,6 +40,30 @@ pub fn hashes(seed: u64, n: usize) -> Vec<u64> {
     Hashes::new(seed).take(n).collect()
 }
 
+/// Runs `check` on every item, the items split between two threads where
+/// the target has them (wasm32-wasip1 has none: there this thread runs
+/// them all). For long tests of independent cases: the same checks, in
+/// about half the time on two cores. A panic in either thread fails the
+/// test with that panic.
+pub fn on_two_threads<T: Sync>(items: &[T], check: impl Fn(&T) + Sync) {
+    let half = |worker: usize| items.iter().skip(worker).step_by(2).for_each(&check);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|worker| std::thread::Builder::new().spawn_scoped(s, move || half(worker)))
+            .collect();
+        for (worker, spawned) in workers.into_iter().enumerate() {
+            match spawned {
+                Ok(handle) => {
+                    if let Err(panic) = handle.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                }
+                Err(_) => half(worker),
+            }
+        }
+    });
+}
+
 /// FNV-1a, 64-bit: a portable digest for pinning filter bytes.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {

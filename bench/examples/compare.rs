@@ -2,7 +2,9 @@
 //! `xorf` BinaryFuse8 and `pleat` (a Rust Ribbon crate), on the same random
 //! 64-bit hashes, in one process, with interleaved repetitions.
 //!
-//! `cargo run --release --example compare [-- OPTIONS]`
+//! `cargo run --release -p ribbon-kernel-bench --example compare [-- OPTIONS]`
+//! (from the repository root; this example lives in the workspace member
+//! `bench/` so that the core crate never compiles the rivals).
 //!
 //! Every round runs every measurement once, in the same order, each right
 //! after one untimed warm-up run (so no filter starts with cold caches just
@@ -27,7 +29,7 @@
 //!   number of 1000 or more is millibits.
 //! * `--backend NAME[,NAME...]`: only these backends (default: every one
 //!   this CPU has); one the CPU lacks is an error (exit status 1).
-//! * `--csv`, `--json`, `--out PATH`: as in `examples/report.rs`: the
+//! * `--csv`, `--json`, `--out PATH`: as in the core crate's `examples/report.rs`: the
 //!   tables `filters`, `measurements` and `ratios` as CSV or JSON, prose
 //!   on stderr; to `PATH` instead of stdout.
 
@@ -38,15 +40,15 @@ use std::time::Instant;
 use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
 use xorf::{BinaryFuse8, Filter as _};
 
-#[path = "../tests/common/kit.rs"]
+#[path = "../../tests/common/kit.rs"]
 mod kit;
 use kit::splitmix64;
 
-#[path = "common/args.rs"]
+#[path = "../../examples/common/args.rs"]
 mod args;
 use args::{CommandLine, Config, OptionSpec, Selection};
 
-#[path = "common/document.rs"]
+#[path = "../../examples/common/document.rs"]
 mod document;
 use document::{Cell, Column, Document, Format};
 

@@ -7,8 +7,9 @@
 //!   key for all-positive, all-negative and shuffled 50/50 (`mixed`) query
 //!   sets, single-key and batch; `xorf-*` and `pleat-*` beside them.
 //!
-//! `cargo bench --bench ribbon` runs everything; filter with criterion's
-//! regex, e.g. `cargo bench --bench ribbon -- 'query/1M/mixed/hom64-8.7'`,
+//! `cargo bench -p ribbon-kernel-bench` (from the repository root) runs
+//! everything; filter with criterion's regex, e.g.
+//! `cargo bench -p ribbon-kernel-bench -- 'query/1M/mixed/hom64-8.7'`,
 //! and list the ids with `-- --list`. Criterion reports time per iteration
 //! of n keys, so ms per 10^6 keys reads as ns per key, and writes HTML
 //! reports with plots to `target/criterion/report/index.html`. Key sets
@@ -19,7 +20,7 @@
 //! each takes one value or a comma-separated list:
 //!
 //! * `RIBBON_BENCH_KEYS`: key counts (default `1000000,10000000`).
-//! * `RIBBON_BENCH_KIND` (`homogeneous`, `standard`, `smash`),
+//! * `RIBBON_BENCH_KIND` (`homogeneous`, `standard`, `smash`, `bumped`),
 //!   `RIBBON_BENCH_WIDTH` (`64`, `128`) and `RIBBON_BENCH_BITS` (bits per
 //!   key such as `8.7`; a whole number of 1000 or more is millibits):
 //!   each replaces that part of every default configuration
@@ -34,7 +35,9 @@
 //! The `xorf` and `pleat` filters keep their own configurations; leave
 //! them out with the regex (e.g. `'query/.*/(hom|std|smash)'`). An
 //! unknown value stops the bench with a message and exit status 2.
-//! For ratios measured side by side, use `examples/compare.rs`.
+//! For ratios measured side by side, use `examples/compare.rs` (this
+//! package's, `cargo run --release -p ribbon-kernel-bench --example
+//! compare`).
 
 use std::cell::{OnceCell, RefCell};
 use std::hint::black_box;
@@ -44,11 +47,11 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use ribbon_kernel::{Backend, Filter, FilterRef, Kind, Plan, Width};
 use xorf::{BinaryFuse8, Filter as _};
 
-#[path = "../tests/common/kit.rs"]
+#[path = "../../tests/common/kit.rs"]
 mod kit;
 use kit::splitmix64;
 
-#[path = "../examples/common/args.rs"]
+#[path = "../../examples/common/args.rs"]
 mod args;
 use args::{Config, Selection};
 

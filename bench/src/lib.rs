@@ -1,0 +1,2 @@
+//! Empty: this package exists for its example (`examples/compare.rs`) and
+//! its criterion bench (`benches/ribbon.rs`); see `Cargo.toml`.
