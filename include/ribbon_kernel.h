@@ -187,8 +187,8 @@ typedef struct {
 /** Two buffers (or a buffer and a struct) passed to one call overlap and
  * one of them is written (see "Overlap" above); nothing was written. */
 #define RIBBON_ERR_OVERLAP (-20)
-/** The kind does not do this: RIBBON_KIND_BUMPED has no fixed-size plans
- * (ribbon_plan_init_slots) and no incremental banding. */
+/** The kind does not do this: RIBBON_KIND_BUMPED has no incremental
+ * banding (ribbon_banding_init refuses its plans). */
 #define RIBBON_ERR_UNSUPPORTED (-21)
 /** A retrieval plan's value_bits is not in 1..=64. */
 #define RIBBON_ERR_INVALID_VALUE_BITS (-22)

@@ -56,6 +56,21 @@ fn static_lib() -> &'static Path {
     })
 }
 
+/// The functions the header declares: `ribbon_*` names a `(` follows on
+/// lines outside comments and macros.
+fn declared_functions(header: &str) -> BTreeSet<String> {
+    header
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !(l.starts_with('*') || l.starts_with("/*") || l.starts_with('#')))
+        .flat_map(called_names)
+        .collect()
+}
+
+fn header() -> String {
+    std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap()
+}
+
 /// Compiles and links the C test with `compiler` and `std`, returns the binary.
 fn build_c_test(compiler: &str, lang: &[&str], name: &str) -> PathBuf {
     let binary = work_dir().join(name);
@@ -297,15 +312,9 @@ fn ffi_sources() -> String {
 #[test]
 #[cfg_attr(miri, ignore = "reads files")]
 fn header_declares_every_entry_point() {
-    let header = std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap();
+    let header = header();
     let ffi = ffi_sources();
-    // Declarations: lines outside comments and macros.
-    let declared: BTreeSet<String> = header
-        .lines()
-        .map(str::trim_start)
-        .filter(|l| !(l.starts_with('*') || l.starts_with("/*") || l.starts_with('#')))
-        .flat_map(called_names)
-        .collect();
+    let declared = declared_functions(&header);
     let exported: BTreeSet<String> = ffi
         .lines()
         .map(str::trim_start)
@@ -344,5 +353,80 @@ fn header_declares_every_entry_point() {
         assert!(header.contains(&c), "{name}: no `{c}` in the header");
         let rust = format!("size_of::<{name}>() == {}", words * 8);
         assert!(ffi.contains(&rust), "{name}: no `{rust}` in src/ffi/");
+    }
+}
+
+/// The `ribbon_*` and `RIBBON_*` names in `text`, comments included, with
+/// a trailing `_` for prefixes (`RIBBON_ERR_*`, `ribbon_plan_init*`);
+/// file names (`ribbon_test.c`) and the library's own name are left out.
+fn mentioned_names(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = text[i..].starts_with("ribbon_") || text[i..].starts_with("RIBBON_");
+        let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if !(starts && boundary) {
+            i += 1;
+            continue;
+        }
+        let len = text[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len() - i);
+        let name = &text[i..i + len];
+        let rest = &text[i + len..];
+        let file = [".c", ".h", ".rs", ".pc", ".a", ".so"]
+            .iter()
+            .any(|ext| rest.starts_with(ext));
+        if !file && name != "ribbon_kernel" && !name.starts_with("RIBBON__") {
+            names.insert(name.to_string());
+        }
+        i += len;
+    }
+    names
+}
+
+/// Issue 40: every `ribbon_*` and `RIBBON_*` name the header (comments
+/// included) and the C guide mention is a function the header declares, a
+/// type or a macro it defines; the header once named
+/// `ribbon_plan_init_slots`, which never existed.
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn header_and_guide_name_only_what_exists() {
+    let header = header();
+    let mut known = declared_functions(&header);
+    for line in header.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("#define ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            known.insert(name);
+        }
+        if let Some(rest) = line.strip_prefix("} ") {
+            known.insert(rest.trim_end_matches(';').to_string());
+        }
+    }
+    assert!(known.contains("ribbon_plan") && known.contains("RIBBON_FILTER_BYTES_MAX"));
+    let guide = std::fs::read_to_string(root().join("docs").join("c-guide.md")).unwrap();
+    for (file, text) in [
+        ("include/ribbon_kernel.h", &header),
+        ("docs/c-guide.md", &guide),
+    ] {
+        let dangling: Vec<String> = mentioned_names(text)
+            .into_iter()
+            .filter(|name| {
+                if name.ends_with('_') {
+                    !known.iter().any(|k| k.starts_with(name.as_str()))
+                } else {
+                    !known.contains(name)
+                }
+            })
+            .collect();
+        assert!(
+            dangling.is_empty(),
+            "{file} names what the header does not have: {dangling:?}"
+        );
     }
 }
