@@ -430,3 +430,146 @@ fn header_and_guide_name_only_what_exists() {
         );
     }
 }
+
+/// `tests/c/header_check.c` uses every macro the header defines (so that
+/// the strict compiles below cover them all).
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn header_check_uses_every_macro() {
+    let header = header();
+    let check =
+        std::fs::read_to_string(root().join("tests").join("c").join("header_check.c")).unwrap();
+    let used = mentioned_names(&check);
+    let missing: Vec<&str> = header
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("#define "))
+        .map(|rest| {
+            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap()
+        })
+        .filter(|name| name.starts_with("RIBBON_") && !name.starts_with("RIBBON__"))
+        .filter(|name| *name != "RIBBON_KERNEL_H" && !used.contains(*name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "tests/c/header_check.c does not use {missing:?}"
+    );
+}
+
+/// Issue 40: the header, every macro used, compiles without a warning as
+/// C99 and C11 under -Wconversion -Wsign-conversion and as C++11 and C++17
+/// under -Wold-style-cast -Wconversion -Wsign-conversion (the bound macros
+/// once gave C++ 40,815 old-style-cast warnings in this file).
+#[test]
+#[cfg_attr(any(miri, not(ribbon_host_build)), ignore = "drives host cc and c++")]
+fn header_is_warning_free_in_strict_c_and_cpp() {
+    let source = root().join("tests").join("c").join("header_check.c");
+    let include = root().join("include");
+    let strict = [
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-Wconversion",
+        "-Wsign-conversion",
+    ];
+    let variants: [(&str, &[&str]); 4] = [
+        ("cc", &["-std=c99"]),
+        ("cc", &["-std=c11"]),
+        ("c++", &["-x", "c++", "-std=c++11", "-Wold-style-cast"]),
+        ("c++", &["-x", "c++", "-std=c++17", "-Wold-style-cast"]),
+    ];
+    for (compiler, lang) in variants {
+        let out = Command::new(compiler)
+            .args(lang)
+            .args(strict)
+            .arg("-fsyntax-only")
+            .arg("-I")
+            .arg(&include)
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stderr.is_empty(),
+            "{compiler} {lang:?}: {} warnings\n{}",
+            stderr.matches("warning:").count() + stderr.matches("error:").count(),
+            stderr.lines().take(20).collect::<Vec<_>>().join("\n")
+        );
+    }
+}
+
+/// Bytes of `cc -E -P` output for a file including the header and `body`.
+fn preprocessed_bytes(body: &str) -> usize {
+    let dir = work_dir().join("preprocess");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("use_{}.c", body.len()));
+    std::fs::write(&file, format!("#include \"ribbon_kernel.h\"\n{body}\n")).unwrap();
+    run(Command::new("cc")
+        .args(["-E", "-P", "-I"])
+        .arg(root().join("include"))
+        .arg(&file))
+    .len()
+}
+
+/// Issue 40: one use of a bound macro expands to under 10 KB of
+/// preprocessed text on a 64-bit host (twice that where size_t has 32
+/// bits, for the saturation); `RIBBON_FILTER_BYTES_MAX` once took 645 KB.
+#[test]
+#[cfg_attr(any(miri, not(ribbon_host_build)), ignore = "drives host cc")]
+fn bound_macros_expand_to_little_text() {
+    let base = preprocessed_bytes("");
+    for name in [
+        "RIBBON_FILTER_BYTES_MAX",
+        "RIBBON_SCRATCH_WORDS_MAX",
+        "RIBBON_BANDING_SCRATCH_WORDS_MAX",
+    ] {
+        let body =
+            format!("size_t x = {name}(RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_64, 1000000, 7700);");
+        let size = preprocessed_bytes(&body) - base;
+        println!("{name}: one use expands to {size} bytes");
+        assert!(size < 10 * 1024, "{name}: one use expands to {size} bytes");
+    }
+}
+
+/// The header's precomputed tables for Bumped Ribbon: the key counts past
+/// which a filter has a second, third, ... layer, the largest `n` whose
+/// `k`-th cap is at most 2048 keys (caps as `bumped_layout::next_cap`:
+/// 8.5 % or 3.8 % of the layer before, plus 512), as the macros
+/// `RIBBON__SUM64` and `RIBBON__SUM128` list them; up to 2^40 keys.
+#[test]
+#[cfg_attr(miri, ignore = "reads a file")]
+fn bumped_thresholds_match_the_caps() {
+    let header = header();
+    for (width, ppm) in [(64u32, 85_000u64), (128, 38_000)] {
+        let cap = |n: u64, k: u32| (0..k).fold(n, |c, _| c * ppm / 1_000_000 + 512);
+        let mut expected = Vec::new();
+        for k in 0.. {
+            // The largest n with cap(n, k) <= 2048 (caps grow with n).
+            let (mut lo, mut hi) = (0u64, 1u64 << 41);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if cap(mid, k) <= 2048 {
+                    lo = mid
+                } else {
+                    hi = mid - 1
+                }
+            }
+            if lo >= 1 << 40 {
+                break;
+            }
+            expected.push(lo);
+        }
+        let start = header
+            .find(&format!("#define RIBBON__SUM{width}(n, m)"))
+            .unwrap();
+        let body = &header[start..start + header[start..].find("\n#").unwrap()];
+        let listed: Vec<u64> = body
+            .split("((n)>")
+            .skip(1)
+            .map(|s| s.split(')').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(listed, expected, "w = {width}");
+    }
+}
