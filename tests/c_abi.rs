@@ -1,10 +1,12 @@
-//! The C ABI end to end: build `libribbon_kernel.a` exactly as docs/c-guide.md
-//! says, compile `tests/c/ribbon_test.c` against `include/ribbon_kernel.h`
-//! as C99, C11 and C++ with `-Wall -Wextra -Werror -pedantic`, link with
-//! `--gc-sections`, run it, and inspect the binary and the archive.
+//! The C ABI end to end: build `libribbon_kernel.a` as the Makefile does
+//! (cargo's archive, relinked by `tools/localize-symbols.sh` so that only the
+//! `ribbon_*` functions are global), compile `tests/c/ribbon_test.c` against
+//! `include/ribbon_kernel.h` as C99, C11 and C++ with `-Wall -Wextra -Werror
+//! -pedantic`, link with `--gc-sections`, run it, and inspect the binary, the
+//! archive and the header (its names, its macros' size and warnings).
 //!
-//! Needs `cc`, `c++`, `nm` and `readelf` on the PATH (they are on every machine CI
-//! uses; `.ci/run` installs them if missing).
+//! Needs `cc`, `c++`, `nm`, `readelf`, `ar` and `objcopy` on the PATH (they
+//! are on every machine CI uses; `.ci/run` installs them if missing).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -56,6 +58,21 @@ fn static_lib() -> &'static Path {
     })
 }
 
+/// The static library as `make` installs it: relinked by
+/// `tools/localize-symbols.sh` so that only the `ribbon_*` functions are
+/// global.
+fn localized_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let out = work_dir().join("localized").join("libribbon_kernel.a");
+        run(Command::new("sh")
+            .arg(root().join("tools").join("localize-symbols.sh"))
+            .arg(static_lib())
+            .arg(&out));
+        out
+    })
+}
+
 /// The functions the header declares: `ribbon_*` names a `(` follows on
 /// lines outside comments and macros.
 fn declared_functions(header: &str) -> BTreeSet<String> {
@@ -71,7 +88,8 @@ fn header() -> String {
     std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap()
 }
 
-/// Compiles and links the C test with `compiler` and `std`, returns the binary.
+/// Compiles and links the C test with `compiler` and `std` against the
+/// installed form of the library, returns the binary.
 fn build_c_test(compiler: &str, lang: &[&str], name: &str) -> PathBuf {
     let binary = work_dir().join(name);
     let include = root().join("include");
@@ -85,7 +103,7 @@ fn build_c_test(compiler: &str, lang: &[&str], name: &str) -> PathBuf {
         .arg(&source)
         // `-x none`: the archive is an input file, whatever `lang` said.
         .args(["-x", "none"])
-        .arg(static_lib())
+        .arg(localized_lib())
         .arg("-Wl,--gc-sections")
         .arg("-o")
         .arg(&binary));
@@ -139,21 +157,17 @@ fn linked_binary_has_no_panic_machinery() {
     assert!(symbols.contains("ribbon_contains"));
 }
 
-#[test]
-#[cfg_attr(
-    any(miri, not(ribbon_host_build)),
-    ignore = "drives host cargo, cc and nm"
-)]
-fn archive_needs_only_mem_functions() {
+/// The global symbols an archive defines and those it leaves undefined.
+fn archive_symbols(archive: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     // readelf rather than nm: binutils' nm trips over the LLVM bitcode that
     // Rust's precompiled objects carry next to their machine code.
-    let listing = run(Command::new("readelf").arg("-sW").arg(static_lib()));
+    let listing = run(Command::new("readelf").arg("-sW").arg(archive));
     let mut defined = BTreeSet::new();
     let mut undefined = BTreeSet::new();
     for line in listing.lines() {
         // Num: Value Size Type Bind Vis Ndx Name
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 8 || !fields[0].ends_with(':') {
+        if fields.len() < 8 || !fields[0].ends_with(':') || fields[0] == "Num:" {
             continue;
         }
         let (bind, ndx, name) = (fields[4], fields[6], fields[7]);
@@ -166,14 +180,52 @@ fn archive_needs_only_mem_functions() {
             defined.insert(name.to_string());
         }
     }
+    (defined, undefined)
+}
+
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn archive_needs_only_mem_functions() {
     let allowed = ["memcpy", "memmove", "memset", "memcmp", "bcmp"];
-    let needed: Vec<&String> = undefined
-        .iter()
-        .filter(|s| !defined.contains(*s) && !allowed.contains(&s.as_str()))
-        .collect();
+    for archive in [static_lib(), localized_lib()] {
+        let (defined, undefined) = archive_symbols(archive);
+        let needed: Vec<&String> = undefined
+            .iter()
+            .filter(|s| !defined.contains(*s) && !allowed.contains(&s.as_str()))
+            .collect();
+        assert!(
+            needed.is_empty(),
+            "{archive:?} needs symbols beyond mem*: {needed:?}"
+        );
+    }
+}
+
+/// Issue 40: cargo's archive defines Rust's runtime symbols
+/// (`rust_begin_unwind`, `rust_eh_personality`, core's functions) as
+/// globals, so it clashes with any other Rust static library in one C
+/// program; the archive `make` installs defines the header's functions and
+/// nothing else (`tests/c/packaging.sh` links it beside another Rust
+/// library).
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn installed_archive_defines_only_the_c_api() {
+    let (raw, _) = archive_symbols(static_lib());
     assert!(
-        needed.is_empty(),
-        "the archive needs symbols beyond mem*: {needed:?}"
+        raw.iter().any(|s| s.ends_with("rust_begin_unwind")),
+        "cargo's archive no longer exports rust_begin_unwind: the relinking may be moot"
+    );
+    let (defined, _) = archive_symbols(localized_lib());
+    let declared = declared_functions(&header());
+    assert_eq!(
+        defined.iter().collect::<Vec<_>>(),
+        declared.iter().collect::<Vec<_>>(),
+        "the installed archive's global symbols are not the header's functions"
     );
 }
 
