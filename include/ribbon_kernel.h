@@ -1,16 +1,18 @@
 /*
- * ribbon_kernel.h - C interface of the ribbon-kernel static library.
+ * ribbon_kernel.h - C interface of the ribbon-kernel library (static and shared).
  *
  * Ribbon filters (Dillinger & Walzer 2021): static approximate-membership
  * filters built from 64-bit key hashes, 5-10 % above the space minimum,
  * and retrieval structures (1- to 64-bit values per key hash) on the same
  * machinery.
  *
- * Build the library (Rust toolchain required):
- *   cargo rustc --release --lib --no-default-features --features staticlib \
- *       --crate-type staticlib
- * which writes target/release/libribbon_kernel.a. Link it like any static
- * archive: cc app.c -Iinclude target/release/libribbon_kernel.a
+ * Build and install the libraries (Rust toolchain required; docs/c-guide.md):
+ *   make install PREFIX=/usr/local
+ * then link through pkg-config (cc app.c $(pkg-config --cflags --libs
+ * ribbon_kernel)) or CMake (find_package(ribbon_kernel), target
+ * ribbon_kernel::ribbon_kernel). Both the static library and the shared one
+ * define no global symbol but the ribbon_* functions below, so they link
+ * beside other Rust libraries.
  * The library needs nothing from the platform but memcpy, memmove, memset,
  * memcmp and bcmp (on 32-bit Arm also the __aeabi_memcpy and __aeabi_memclr
  * families, as newlib provides; tests/embedded/mem.c has all of them). It
