@@ -13,7 +13,8 @@
 #      static targets; a request for another minor version is refused);
 #   4. the static library linked beside another Rust static library
 #      (tests/c/other_rust_lib, with std) into one C program, in both
-#      orders, each library answering.
+#      orders, each library answering;
+#   5. make uninstall removes what make install put in the prefix.
 # Needs (Debian): make, gcc, binutils, pkg-config, cmake; `.ci/run
 # packaging` installs them. Exits non-zero on the first failure.
 #
@@ -192,5 +193,11 @@ else
     echo "control: cargo's unprocessed archive does not link beside it:" \
         "$(grep -o 'multiple definition of `[^'"'"']*' "$work/link_raw.log" | sort -u | head -3 | tr '\n' ' ')"
 fi
+
+step "make uninstall PREFIX=<fresh>"
+make --no-print-directory -s uninstall PREFIX="$prefix"
+left=$(find "$prefix" \( -type f -o -type l \) -name '*ribbon_kernel*' | sed "s|^$prefix|PREFIX|")
+[ -z "$left" ] || fail "make uninstall left $left"
+echo "nothing of ribbon_kernel left in the prefix"
 
 step "tests/c/packaging.sh: all passed in $((SECONDS - start))s"
