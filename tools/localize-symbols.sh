@@ -15,7 +15,8 @@
 # functions) stays undefined, for the C library to provide.
 #
 # Tools, for the archive's own target, whatever it is (the Makefile calls
-# this for TARGET=thumbv7em-none-eabihf too):
+# this for TARGET=thumbv7em-none-eabihf too; ELF targets only, others are
+# copied unchanged with a warning):
 #   ld -r:   $LD if set, else the Rust toolchain's rust-lld (every ELF
 #            target), else GNU ld (the host's only).
 #   objcopy: $OBJCOPY if set, else the toolchain's rust-objcopy (LLVM's,
@@ -39,6 +40,16 @@ AR=${AR:-ar}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# ELF objects only (Linux, bare metal): elsewhere (Mach-O, COFF) the
+# archive is copied as cargo wrote it, with its Rust symbols global.
+first=$("$AR" t "$in" | head -n 1)
+if [ "$("$AR" p "$in" "$first" 2>/dev/null | head -c 4 | od -An -c | tr -d ' ')" != '177ELF' ]; then
+    echo "$0: warning: $in is not ELF; copied as is, its Rust symbols still global" >&2
+    mkdir -p "$(dirname "$out")"
+    cp "$in" "$out"
+    exit 0
+fi
 
 # The toolchain's LLVM tools (rust-lld ships with rustc; rust-objcopy
 # needs the toolchain's libLLVM, which it does not find by itself).
