@@ -7,8 +7,8 @@
 #   find_package(ribbon_kernel) ... target_link_libraries(app ribbon_kernel::ribbon_kernel)
 #
 # TARGET=thumbv7em-none-eabihf (or any rustup target) cross-builds the
-# static library; the shared one is built for the host only, unless
-# SHARED=1 and CC names the target's C compiler. The cargo target folder is
+# static library; the shared one is built for a Linux host only, unless
+# SHARED=1 and CC names the target's C compiler (SHARED= skips it). The cargo target folder is
 # cargo's own ($CARGO_TARGET_DIR, .cargo/config.toml), as `cargo metadata`
 # reports it.
 #
@@ -49,7 +49,8 @@ RELEASE := $(TARGET_DIR)/$(TARGET)/release
 SHARED ?=
 else
 RELEASE := $(TARGET_DIR)/release
-SHARED ?= 1
+# The shared library's link options are GNU ld's (ELF): Linux hosts.
+SHARED ?= $(if $(filter Linux,$(shell uname -s)),1)
 endif
 RAW := $(RELEASE)/libribbon_kernel.a
 OUT := $(RELEASE)/c
