@@ -60,8 +60,8 @@ GENERATED := $(OUT)/ribbon_kernel.pc $(OUT)/ribbon_kernelConfig.cmake \
 	$(OUT)/ribbon_kernelConfigVersion.cmake
 
 # A folder as seen from the CMake package's (which finds the library
-# relative to itself).
-relative = $(shell realpath -m --relative-to=$(CMAKEDIR) $(1))
+# relative to itself), or as given where realpath cannot say (not GNU).
+relative = $(or $(shell realpath -m --relative-to=$(CMAKEDIR) $(1) 2>/dev/null),$(1))
 
 .PHONY: all static shared install uninstall clean
 all: static $(if $(SHARED),shared) $(GENERATED)
