@@ -1,16 +1,18 @@
 /*
- * ribbon_kernel.h - C interface of the ribbon-kernel static library.
+ * ribbon_kernel.h - C interface of the ribbon-kernel library (static and shared).
  *
  * Ribbon filters (Dillinger & Walzer 2021): static approximate-membership
  * filters built from 64-bit key hashes, 5-10 % above the space minimum,
  * and retrieval structures (1- to 64-bit values per key hash) on the same
  * machinery.
  *
- * Build the library (Rust toolchain required):
- *   cargo rustc --release --lib --no-default-features --features staticlib \
- *       --crate-type staticlib
- * which writes target/release/libribbon_kernel.a. Link it like any static
- * archive: cc app.c -Iinclude target/release/libribbon_kernel.a
+ * Build and install the libraries (Rust toolchain required; docs/c-guide.md):
+ *   make install PREFIX=/usr/local
+ * then link through pkg-config (cc app.c $(pkg-config --cflags --libs
+ * ribbon_kernel)) or CMake (find_package(ribbon_kernel), target
+ * ribbon_kernel::ribbon_kernel). Both the static library and the shared one
+ * define no global symbol but the ribbon_* functions below, so they link
+ * beside other Rust libraries.
  * The library needs nothing from the platform but memcpy, memmove, memset,
  * memcmp and bcmp (on 32-bit Arm also the __aeabi_memcpy and __aeabi_memclr
  * families, as newlib provides; tests/embedded/mem.c has all of them). It
@@ -187,8 +189,8 @@ typedef struct {
 /** Two buffers (or a buffer and a struct) passed to one call overlap and
  * one of them is written (see "Overlap" above); nothing was written. */
 #define RIBBON_ERR_OVERLAP (-20)
-/** The kind does not do this: RIBBON_KIND_BUMPED has no fixed-size plans
- * (ribbon_plan_init_slots) and no incremental banding. */
+/** The kind does not do this: RIBBON_KIND_BUMPED has no incremental
+ * banding (ribbon_banding_init refuses its plans). */
 #define RIBBON_ERR_UNSUPPORTED (-21)
 /** A retrieval plan's value_bits is not in 1..=64. */
 #define RIBBON_ERR_INVALID_VALUE_BITS (-22)
@@ -286,30 +288,29 @@ int32_t ribbon_plan_set_seed(ribbon_plan *p, uint32_t seed);
  *                                                    RIBBON_WIDTH_64, KEYS, 7700)];
  *
  * The filter size is exact from 1,000 keys on; the scratch bounds are at
- * most 10 % above the plan's from 1,000 keys on. Arguments must be
- * constants (they are evaluated many times, and each use expands to about
- * 150 KB of preprocessed text: name a bound once, in an enum or a macro
- * used once); valid for keys <= 2^40 and millibits <= 131072 (past
- * them the arithmetic overflows: ribbon_max_* then answer SIZE_MAX). The same
- * numbers at run time: ribbon_max_*.
- * Rust: ribbon_kernel::bounds. The formulas are explained there. */
+ * most 10 % above the plan's from 1,000 keys on (up to 64 bits per key).
+ * Arguments are evaluated many times: pass constants (or variables of the
+ * C API's types: uint32_t kind, width and millibits, uint64_t keys). One
+ * use expands to under 10 KB of preprocessed text (a RIBBON_KIND_BUMPED
+ * filter's layers take most of it; twice that where size_t has 32 bits);
+ * they are valid for keys <= 2^40 and millibits <= 131072, and past 64
+ * bits per key a Bumped plan's bounds are SIZE_MAX (no such plan exists).
+ * Sizes past SIZE_MAX are SIZE_MAX, as ribbon_max_* answer, never a
+ * wrapped value (an array of it fails to compile). The same numbers at run
+ * time: ribbon_max_*. Rust: ribbon_kernel::bounds, which explains the
+ * formulas; the macros below compute them with precomputed tables (the key
+ * counts at which a Bumped filter gets another layer) in C's integer
+ * arithmetic, and tests/c/ribbon_test.c checks both agree. */
 #define RIBBON_FILTER_BYTES_MAX(kind, width, keys, millibits) \
-    ((kind) == RIBBON_KIND_BUMPED ? RIBBON__SIZE(keys, RIBBON__B_BYTES(width, keys, millibits)) : \
-    RIBBON__SIZE(keys, 48 + RIBBON__MAX(RIBBON__DIV_CEIL(RIBBON__DIV_CEIL( \
-        (long long)(keys) * (long long)(millibits), 1000), (long long)(width)), \
-        RIBBON__DIV_CEIL((long long)(millibits), 1000)) * ((long long)(width) / 8)))
+    RIBBON__SIZE(keys, (kind) == 3 ? RIBBON__BBYTES(width, keys, millibits) \
+                                   : RIBBON__FBYTES(width, keys, millibits))
 #define RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
-    ((kind) == RIBBON_KIND_BUMPED ? (size_t)0 : \
-    RIBBON__SIZE(keys, RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
-              RIBBON__ROW_WORDS(kind, width)))
+    ((kind) == 3 ? RIBBON__ZU(0) \
+                 : RIBBON__SIZE(keys, RIBBON__SLOTS(kind, width, keys, millibits) * \
+                                          RIBBON__RW(kind, width)))
 #define RIBBON_SCRATCH_WORDS_MAX(kind, width, keys, millibits) \
-    ((kind) == RIBBON_KIND_BUMPED ? RIBBON__SIZE(keys, RIBBON__B_SCRATCH(width, keys)) : \
-    RIBBON__SIZE(keys, RIBBON__SLOTS_MAX(kind, width, keys, millibits) * \
-                  RIBBON__ROW_WORDS(kind, width) + \
-              (long long)(keys) + RIBBON__MIN(1ll << 20, 2 * RIBBON__DIV_CEIL( \
-                  2 * (long long)(keys) + 256, \
-                  RIBBON__ROW_WORDS(kind, width) == 1 ? 2048 \
-                  : RIBBON__ROW_WORDS(kind, width) == 2 ? 1024 : 512))))
+    ((kind) == 3 ? RIBBON__SIZE(keys, (millibits) > 64000 ? ~0ull : RIBBON__BSCRATCH(width, keys)) \
+                 : RIBBON__SIZE(keys, RIBBON__SCRATCH(kind, width, keys, millibits)))
 
 size_t ribbon_max_filter_bytes(uint32_t kind, uint32_t width,
                                uint64_t num_keys, uint32_t millibits);
@@ -318,184 +319,197 @@ size_t ribbon_max_scratch_words(uint32_t kind, uint32_t width,
 size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
                                         uint64_t num_keys, uint32_t millibits);
 
-/* Helpers of the bounds above (not part of the API). */
-/* A bound x for keys keys as a size_t: where size_t is narrower than 64
- * bits, a bound past SIZE_MAX, or more keys than SIZE_MAX (no plan takes
- * them), is SIZE_MAX, as ribbon_max_* answer, never a wrapped value; an
- * array of it fails to compile. (This doubles the text of each use there.) */
-#if SIZE_MAX < 0xffffffffffffffffull
-#define RIBBON__SIZE(keys, x) \
-    ((unsigned long long)(keys) > (unsigned long long)SIZE_MAX || \
-     (unsigned long long)(x) > (unsigned long long)SIZE_MAX ? SIZE_MAX : (size_t)(x))
+/* Helpers of the bounds above (not part of the API). Each use of a bound
+ * expands to their bodies, so these are written without spaces; n is the
+ * keys, m the millibits, w the width, k the kind. Casts are C++'s own in
+ * C++ (the header is clean under -Wold-style-cast). */
+#ifdef __cplusplus
+#define RIBBON__LL(x) static_cast<long long>(x)
+#define RIBBON__ZU(x) static_cast<size_t>(x)
 #else
-#define RIBBON__SIZE(keys, x) ((size_t)(x))
+#define RIBBON__LL(x) ((long long)(x))
+#define RIBBON__ZU(x) ((size_t)(x))
 #endif
-#define RIBBON__MAX(a, b) ((a) > (b) ? (a) : (b))
-#define RIBBON__MIN(a, b) ((a) < (b) ? (a) : (b))
-#define RIBBON__DIV_CEIL(a, b) (((a) + (b) - 1) / (b))
-/* ceil(log2(n)), exact to n = 2^41 */
-#define RIBBON__CEIL_LOG2(n) \
-    (((n) > 1ull) + ((n) > 2ull) + ((n) > 4ull) + ((n) > 8ull) + \
-     ((n) > (1ull << 4)) + ((n) > (1ull << 5)) + ((n) > (1ull << 6)) + \
-     ((n) > (1ull << 7)) + ((n) > (1ull << 8)) + ((n) > (1ull << 9)) + \
-     ((n) > (1ull << 10)) + ((n) > (1ull << 11)) + ((n) > (1ull << 12)) + \
-     ((n) > (1ull << 13)) + ((n) > (1ull << 14)) + ((n) > (1ull << 15)) + \
-     ((n) > (1ull << 16)) + ((n) > (1ull << 17)) + ((n) > (1ull << 18)) + \
-     ((n) > (1ull << 19)) + ((n) > (1ull << 20)) + ((n) > (1ull << 21)) + \
-     ((n) > (1ull << 22)) + ((n) > (1ull << 23)) + ((n) > (1ull << 24)) + \
-     ((n) > (1ull << 25)) + ((n) > (1ull << 26)) + ((n) > (1ull << 27)) + \
-     ((n) > (1ull << 28)) + ((n) > (1ull << 29)) + ((n) > (1ull << 30)) + \
-     ((n) > (1ull << 31)) + ((n) > (1ull << 32)) + ((n) > (1ull << 33)) + \
-     ((n) > (1ull << 34)) + ((n) > (1ull << 35)) + ((n) > (1ull << 36)) + \
-     ((n) > (1ull << 37)) + ((n) > (1ull << 38)) + ((n) > (1ull << 39)) + \
-     ((n) > (1ull << 40)))
-#define RIBBON__ROW_WORDS(kind, width) \
-    ((long long)(width) / 64 + ((kind) != RIBBON_KIND_HOMOGENEOUS))
-/* Homogeneous: eq. 7 and the tail term at r columns (thousandths), with
- * log10 of the keys (thousandths) from above. The plan iterates
- * r = bits / (1 + eps(r)) four times from r = bits; the same steps with
- * eps from above and from below (eq. 7 alone) in turn end at least at the
- * plan's r (see src/bounds.rs). */
-#define RIBBON__HOM_EQ7(width, r) ((16000 + (r)) / 4 * ((width) == 64 ? 110 : 105) / 100)
-#define RIBBON__HOM_TAIL(width, r, log10_keys) \
-    (6600 + ((width) == 64 ? 300 : 200) * ((r) - 7000) / 1000 + \
-     1300 * (RIBBON__MIN(log10_keys, 301 * (r) / 1000 + 3900) - 6000) / 1000)
-#define RIBBON__PER_WIDTH(width, eps_w_milli) ((eps_w_milli) * 1000 / (long long)(width))
-#define RIBBON__HOM_STEP(width, mb, eps_w_milli) \
-    ((long long)(mb) * 1000000 / (1000000 + RIBBON__PER_WIDTH(width, eps_w_milli)))
-#define RIBBON__HOM_STEP_ABOVE(width, keys, mb, r) \
-    RIBBON__HOM_STEP(width, mb, \
-                     (keys) <= (1ull << 15) && (mb) <= 70000 \
-                         ? RIBBON__HOM_EQ7(width, r) \
-                         : RIBBON__MAX(RIBBON__HOM_EQ7(width, (long long)(mb)), \
-                                       RIBBON__HOM_TAIL(width, (long long)(mb), 12342ll)))
-#define RIBBON__HOM_STEP_BELOW(width, mb, r) RIBBON__HOM_STEP(width, mb, RIBBON__HOM_EQ7(width, r))
-#define RIBBON__HOM_R2(width, keys, mb) \
-    RIBBON__HOM_STEP_BELOW(width, mb, RIBBON__HOM_STEP_ABOVE(width, keys, mb, (long long)(mb)))
-#define RIBBON__HOM_R4(width, keys, mb) \
-    (RIBBON__HOM_STEP_BELOW(width, mb, RIBBON__HOM_STEP_ABOVE(width, keys, mb, RIBBON__HOM_R2(width, keys, mb))) + \
-     ((mb) == 1))
-#define RIBBON__HOM_EPS(width, keys, mb) \
-    RIBBON__PER_WIDTH(width, RIBBON__MAX(RIBBON__HOM_EQ7(width, RIBBON__HOM_R4(width, keys, mb)), \
-                                         RIBBON__HOM_TAIL(width, RIBBON__HOM_R4(width, keys, mb), \
-                                                          RIBBON__CEIL_LOG2(keys) * 30103ll / 100)))
-/* Standard: with w = 128 and 512 to 2047 keys (4 to 16 blocks) the plan's
- * table itself (src/plan.rs STANDARD_W128, STANDARD_SMASH_W128) at log2 of
- * the keys in 1/256 units, which is linear in the keys there; elsewhere a
- * line above the table per kind and width. */
-#define RIBBON__X128(keys) \
-    ((keys) < 1024 ? 2048 + ((long long)(keys) >> 1) : 2304 + ((long long)(keys) >> 2))
-#define RIBBON__SEGMENT(x, xa, ya, xb, yb) ((ya) + ((yb) - (ya)) * ((x) - (xa)) / ((xb) - (xa)))
-#define RIBBON__STD_EPS_128(kind, keys) \
-    (RIBBON__X128(keys) <= 2386 \
-         ? ((kind) == RIBBON_KIND_STANDARD ? 24000ll \
-                                           : RIBBON__SEGMENT(RIBBON__X128(keys), 2048, 19900ll, 2386, 7900ll)) \
-         : ((kind) == RIBBON_KIND_STANDARD \
-                ? RIBBON__SEGMENT(RIBBON__X128(keys), 2386, 24000ll, 2839, 20200ll) \
-                : RIBBON__SEGMENT(RIBBON__X128(keys), 2386, 7900ll, 2839, 4600ll)))
-#define RIBBON__STD_EPS(kind, width, keys) \
-    ((width) == 128 && (keys) >= 512 && (keys) < 2048 \
-         ? RIBBON__STD_EPS_128(kind, keys) \
-         : RIBBON__MAX((kind) == RIBBON_KIND_STANDARD ? ((width) == 64 ? 61900 : 24000) \
-                                                     : ((width) == 64 ? 26700 : 19900), \
-                       ((kind) == RIBBON_KIND_STANDARD \
-                            ? ((width) == 64 ? -46707 : -26022) \
-                            : ((width) == 64 ? -47432 : -26322)) + \
-                           ((width) == 64 ? 8300 : 3800) * RIBBON__CEIL_LOG2(keys)))
-#define RIBBON__EPS(kind, width, keys, mb) \
-    ((kind) == RIBBON_KIND_HOMOGENEOUS ? RIBBON__HOM_EPS(width, keys, mb) \
-                                       : RIBBON__STD_EPS(kind, width, keys))
-#define RIBBON__SLOTS(kind, width, keys, mb) \
-    RIBBON__DIV_CEIL((long long)(keys) * (1000000 + RIBBON__EPS(kind, width, keys, mb)), \
-                     1000000)
-#define RIBBON__SLOTS_MAX(kind, width, keys, mb) \
-    ((kind) == RIBBON_KIND_HOMOGENEOUS \
-         ? RIBBON__MAX((RIBBON__SLOTS(kind, width, keys, mb) + (long long)(width) / 2) / \
-                           (long long)(width), \
-                       RIBBON__DIV_CEIL((long long)(keys) + RIBBON__MAX( \
-                           RIBBON__DIV_CEIL(3 * (long long)(keys) * \
-                                                RIBBON__EPS(kind, width, keys, mb), 4000000), \
-                           8 + RIBBON__DIV_CEIL((long long)(mb), 1000)), (long long)(width))) * \
-               (long long)(width) \
-         : RIBBON__DIV_CEIL(RIBBON__SLOTS(kind, width, keys, mb), (long long)(width)) * \
-               (long long)(width))
-/* Bumped Ribbon (src/bumped_layout.rs, layer_bounds): each layer's keys
- * capped at 8.5 % (w = 64) or 3.8 % (w = 128) of the layer before plus 512;
- * a layer with more than 2048 keys (its cap) bumps, at 0.92 or 0.965 slots
- * per key in whole blocks, with one threshold group of 22 bytes per 128
- * buckets of 128 or 512 starts and up to a group count plus 16 listed
- * exceptions of 4 bytes; the last layer has up to 2048 keys in up to
- * 47/32 of their slots. Every layer is sized as the larger of both and
- * has a 32-byte table entry. Unrolled for 12 layers (2^40 keys need at
- * most 10). */
-#define RIBBON__B_NEXT(w, c) ((long long)(c) * ((w) == 64 ? 85000ll : 38000ll) / 1000000 + 512)
-#define RIBBON__B_C0(w, n) ((long long)(n))
-#define RIBBON__B_C1(w, n) RIBBON__B_NEXT(w, RIBBON__B_C0(w, n))
-#define RIBBON__B_C2(w, n) RIBBON__B_NEXT(w, RIBBON__B_C1(w, n))
-#define RIBBON__B_C3(w, n) RIBBON__B_NEXT(w, RIBBON__B_C2(w, n))
-#define RIBBON__B_C4(w, n) RIBBON__B_NEXT(w, RIBBON__B_C3(w, n))
-#define RIBBON__B_C5(w, n) RIBBON__B_NEXT(w, RIBBON__B_C4(w, n))
-#define RIBBON__B_C6(w, n) RIBBON__B_NEXT(w, RIBBON__B_C5(w, n))
-#define RIBBON__B_C7(w, n) RIBBON__B_NEXT(w, RIBBON__B_C6(w, n))
-#define RIBBON__B_C8(w, n) RIBBON__B_NEXT(w, RIBBON__B_C7(w, n))
-#define RIBBON__B_C9(w, n) RIBBON__B_NEXT(w, RIBBON__B_C8(w, n))
-#define RIBBON__B_C10(w, n) RIBBON__B_NEXT(w, RIBBON__B_C9(w, n))
-#define RIBBON__B_C11(w, n) RIBBON__B_NEXT(w, RIBBON__B_C10(w, n))
-/* Blocks of a bumping layer for c > 2048 keys (at least one block). */
-#define RIBBON__B_BLOCKS(w, c) \
-    RIBBON__DIV_CEIL(RIBBON__DIV_CEIL((c) * ((w) == 64 ? 920000ll : 965000ll), 1000000), \
-                     (long long)(w))
-/* Blocks of the last layer's largest attempt for min(c, 2048) keys. */
-#define RIBBON__B_LAST_BLOCKS(w, c) \
-    RIBBON__DIV_CEIL(RIBBON__MIN(c, 2048ll) + RIBBON__MIN(c, 2048ll) * 15 / 32, (long long)(w))
-/* Payload bytes of b blocks of mb / 1000 columns; the upper blocks are
- * the fewest last ones with mb % 1000 thousandths of the starts. */
-#define RIBBON__B_NEED(w, b, mb) (((long long)(mb) % 1000) * (((b) - 1) * (long long)(w) + 1))
-#define RIBBON__B_UPPER(w, b, mb) \
-    ((long long)(mb) / 1000 >= 64 || (long long)(mb) % 1000 == 0 || (b) == 0 ? 0 \
-     : RIBBON__MIN(b, 1 + (RIBBON__B_NEED(w, b, mb) > 1000 \
-                               ? RIBBON__DIV_CEIL(RIBBON__B_NEED(w, b, mb) - 1000, 1000 * (long long)(w)) \
-                               : 0)))
-#define RIBBON__B_PAYLOAD(w, b, mb) \
-    (((b) * ((long long)(mb) / 1000) + RIBBON__B_UPPER(w, b, mb)) * ((long long)(w) / 8))
-#define RIBBON__B_BUCKETS(w, b) \
-    RIBBON__DIV_CEIL((b) * (long long)(w) - (long long)(w) + 1, (w) == 64 ? 128 : 512)
-#define RIBBON__B_GROUPS(w, b) RIBBON__DIV_CEIL(RIBBON__B_BUCKETS(w, b), 128)
-#define RIBBON__B_BUMPING(w, c, mb) \
-    (RIBBON__B_GROUPS(w, RIBBON__B_BLOCKS(w, c)) * 26 + 64 + \
-     RIBBON__B_PAYLOAD(w, RIBBON__B_BLOCKS(w, c), mb))
-#define RIBBON__B_LAST(w, c, mb) RIBBON__B_PAYLOAD(w, RIBBON__B_LAST_BLOCKS(w, c), mb)
-/* Layer with cap c, after a layer with cap p (p > 2048: it exists). */
-#define RIBBON__B_LAYER(w, p, c, mb) \
-    ((p) > 2048 ? 32 + ((c) <= 2048 ? RIBBON__B_LAST(w, c, mb) \
-                                    : RIBBON__MAX(RIBBON__B_LAST(w, c, mb), \
-                                                  RIBBON__B_BUMPING(w, c, mb))) : 0)
-#define RIBBON__B_BYTES(w, n, mb) \
-    (48 + RIBBON__B_LAYER(w, 2049ll, RIBBON__B_C0(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C0(w, n), RIBBON__B_C1(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C1(w, n), RIBBON__B_C2(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C2(w, n), RIBBON__B_C3(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C3(w, n), RIBBON__B_C4(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C4(w, n), RIBBON__B_C5(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C5(w, n), RIBBON__B_C6(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C6(w, n), RIBBON__B_C7(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C7(w, n), RIBBON__B_C8(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C8(w, n), RIBBON__B_C9(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C9(w, n), RIBBON__B_C10(w, n), mb) + \
-     RIBBON__B_LAYER(w, RIBBON__B_C10(w, n), RIBBON__B_C11(w, n), mb))
-/* Scratch: rows of the largest (the first) layer, the second layer's keys,
- * the keys, a counter per bucket of the first (or, if more, the banding
- * lanes' kept lists: 7 of w + bucket size halfwords) and a threshold per
- * bucket of the first. */
-#define RIBBON__B_FIRST_BUCKETS(w, n) \
-    ((long long)(n) > 2048 ? RIBBON__B_BUCKETS(w, RIBBON__B_BLOCKS(w, (long long)(n))) : 0)
-#define RIBBON__B_SCRATCH(w, n) \
-    (RIBBON__MAX(RIBBON__B_LAST_BLOCKS(w, (long long)(n)), \
-                 (long long)(n) > 2048 ? RIBBON__B_BLOCKS(w, (long long)(n)) : 0) * \
-         (long long)(w) * ((long long)(w) / 64 + 1) + \
-     ((long long)(n) > 2048 ? RIBBON__B_NEXT(w, n) : 0) + (long long)(n) + \
-     ((long long)(n) > 2048 ? RIBBON__MAX(RIBBON__B_FIRST_BUCKETS(w, n), (w) == 64 ? 672 : 2240) : 0) + \
-     RIBBON__DIV_CEIL(RIBBON__B_FIRST_BUCKETS(w, n), 4))
+/* A bound x for n keys as a size_t: where size_t is narrower than 64 bits,
+ * a bound past SIZE_MAX, or more keys than SIZE_MAX (no plan takes them),
+ * is SIZE_MAX (this doubles the text of each use there). */
+#if SIZE_MAX < 0xffffffffffffffffull
+#define RIBBON__SIZE(n, x) ((n)>SIZE_MAX||(x)>SIZE_MAX?SIZE_MAX:RIBBON__ZU(x))
+#else
+#define RIBBON__SIZE(n, x) RIBBON__ZU(x)
+#endif
+#define RIBBON__MAX(a, b) ((a)>(b)?(a):(b))
+/* Filter bytes of the Ribbon kinds: the header and the budget in words,
+ * at least one block of the columns. */
+#define RIBBON__FBYTES(w, n, m) \
+    (48+(w)/8*RIBBON__MAX((1ull*(n)*(m)+1000*(w)-1)/(1000*(w)),((m)+999ull)/1000))
+/* uint64_t words per slot of the banded system. */
+#define RIBBON__RW(k, w) ((w)/64+((k)!=0))
+/* Scratch of the Ribbon kinds: the banded system, a word per key and the
+ * start buckets (of 16 KiB of rows, at most 2^20). */
+#define RIBBON__SCRATCH(k, w, n, m) \
+    (RIBBON__SLOTS(k,w,n,m)*RIBBON__RW(k,w)+RIBBON__LL(n)+ \
+     RIBBON__MIN(1ll<<20,2*((2*RIBBON__LL(n)+255+(4096>>RIBBON__RW(k,w)))/(4096>>RIBBON__RW(k,w)))))
+#define RIBBON__MIN(a, b) ((a)<(b)?(a):(b))
+/* Slots of the Ribbon kinds (bounds.rs max_slots): Homogeneous Ribbon up to
+ * 2^15 keys with the plan's own overhead and rounding (RIBBON__HA), larger
+ * ones and the Standard kinds with n (1 + eps) slots rounded up to blocks
+ * (RIBBON__SB). */
+#define RIBBON__SLOTS(k, w, n, m) \
+    (((k)==0&&(n)<=32768?RIBBON__HA(w,RIBBON__LL(n),m): \
+      RIBBON__SB(w,RIBBON__LL(n),(k)==0?RIBBON__EPSB(w,n,m):RIBBON__EPSS(k,w,n)))*(w))
+#define RIBBON__SB(w, N, e) (((N)*(1000000+(e))+1000000ll*(w)-1)/(1000000ll*(w)))
+/* Homogeneous Ribbon: eq. 7 at r columns (thousandths), as epsilon in ppm
+ * (per_width), and one step r = bits / (1 + epsilon(r)) of the plan. */
+#define RIBBON__EQ7(w, r) ((16000+(r))/4*(115-(w)/64*5)/100)
+#define RIBBON__PW(w, e) ((e)*1000/(w))
+#define RIBBON__STEP(w, m, r) ((m)*1000000ll/(1000000+RIBBON__PW(w,RIBBON__EQ7(w,r))))
+/* Up to 2^15 keys: eq. 7 at the plan's columns (four steps from the bits
+ * per key), or past 70 bits per key at 6 columns more than the bits per
+ * key. */
+#define RIBBON__EPSA(w, m) \
+    RIBBON__PW(w,RIBBON__EQ7(w,(m)<=70000?RIBBON__STEP(w,m,RIBBON__STEP(w,m,RIBBON__STEP(w,m, \
+        RIBBON__STEP(w,m,m))))+((m)==1):(m)+6000ll))
+/* The plan's blocks for that overhead: the nearest block for n (1 + eps)
+ * slots, or enough for n + max(3/4 n eps, 8 + columns) slots. With z = n
+ * eps, zf the free slots as overhead and D = 4 10^6 w: nearest is
+ * (4z + a) / D, the other (3z + a + k) / D, and the larger of both, at
+ * max(z, zf), is (a + (z <= zf ? 3zf + zk : z <= zk ? 3z + zk : 4z)) / D
+ * with zk = max(zf, k). */
+#define RIBBON__ZF(m) (4000000ll*(8+((m)+999)/1000)/3)
+#define RIBBON__ZK(w, m) RIBBON__MAX(RIBBON__ZF(m),2000000ll*(w)-3999997)
+#define RIBBON__HA(w, N, m) RIBBON__HZ(w,N,m,(N)*RIBBON__EPSA(w,m))
+#define RIBBON__HZ(w, N, m, z) \
+    (((z)<=RIBBON__ZF(m)?3*RIBBON__ZF(m)+RIBBON__ZK(w,m):(z)<=RIBBON__ZK(w,m)?3*(z)+RIBBON__ZK(w,m):4*(z))+ \
+     4*(1000000*((N)+(w)/2)+999999))/(4000000ll*(w))
+/* Past 2^15 keys: eq. 7 or the tail term at the bits per key, with log10 of
+ * the keys from above (log2 rounded up), capped at 301 r / 1000 + 3900: the
+ * keys at most 2^RIBBON__CAP (min(l10, t) is l10 exactly then). */
+#define RIBBON__T(m) (301*(m)/1000+3900ll)
+#define RIBBON__CAP(m) RIBBON__MIN((100*RIBBON__T(m)+99)/30103,41)
+#define RIBBON__TAIL(w, m, n) \
+    (6600+(400-(w)/64*100)*((m)-7000ll)/1000+1300*(((n)<=1ull<<RIBBON__CAP(m)?RIBBON__L2_16(n)*30103/100: \
+     RIBBON__T(m))-6000)/1000)
+#define RIBBON__EPSB(w, n, m) RIBBON__PW(w,RIBBON__MAX(RIBBON__EQ7(w,m),RIBBON__TAIL(w,m,n)))
+/* Standard kinds: with w = 128 and 512 to 2047 keys the plan's table at
+ * log2 of the keys in 1/256 units (linear in the keys there); elsewhere a
+ * line above the table, base + per doubling * log2 of the keys, or its
+ * floor below the key count where the line starts to be the larger. */
+#define RIBBON__EPSS(k, w, n) \
+    ((w)==128&&(n)>=512&&(n)<2048?RIBBON__S128(k,RIBBON__X128(n)): \
+     (n)>((k)==1?8192:(w)==64?256:4096) \
+         ?((k)==1?((w)==64?-46707:-26022):((w)==64?-47432:-26322))+((w)==64?8300:3800)*RIBBON__L2_9(n) \
+         :((k)==1?((w)==64?61900:24000):((w)==64?26700:19900)))
+#define RIBBON__X128(n) ((n)<1024?2048+RIBBON__LL(n)/2:2304+RIBBON__LL(n)/4)
+#define RIBBON__SEG(x, xa, ya, xb, yb) ((ya)+((yb)-(ya))*((x)-(xa))/((xb)-(xa)))
+#define RIBBON__S128(k, x) \
+    ((x)<=2386?((k)==1?24000ll:RIBBON__SEG(x,2048,19900ll,2386,7900ll)): \
+     (k)==1?RIBBON__SEG(x,2386,24000ll,2839,20200ll):RIBBON__SEG(x,2386,7900ll,2839,4600ll))
+/* log2 of n rounded up (exact to 2^41), for n above 2^8 and above 2^15. */
+#define RIBBON__L2_9(n) \
+    (9+((n)>512)+((n)>1024)+((n)>2048)+((n)>4096)+((n)>8192)+((n)>16384)+ \
+     ((n)>32768)+((n)>65536)+((n)>131072)+((n)>262144)+((n)>524288)+((n)>1048576)+ \
+     ((n)>2097152)+((n)>4194304)+((n)>8388608)+((n)>16777216)+((n)>33554432)+((n)>67108864)+ \
+     ((n)>134217728)+((n)>268435456)+((n)>536870912)+((n)>1073741824)+((n)>2147483648)+((n)>4294967296)+ \
+     ((n)>8589934592)+((n)>17179869184)+((n)>34359738368)+((n)>68719476736)+((n)>137438953472)+((n)>274877906944)+ \
+     ((n)>549755813888)+((n)>1099511627776))
+#define RIBBON__L2_16(n) \
+    (16+((n)>65536)+((n)>131072)+((n)>262144)+((n)>524288)+((n)>1048576)+((n)>2097152)+ \
+     ((n)>4194304)+((n)>8388608)+((n)>16777216)+((n)>33554432)+((n)>67108864)+((n)>134217728)+ \
+     ((n)>268435456)+((n)>536870912)+((n)>1073741824)+((n)>2147483648)+((n)>4294967296)+((n)>8589934592)+ \
+     ((n)>17179869184)+((n)>34359738368)+((n)>68719476736)+((n)>137438953472)+((n)>274877906944)+((n)>549755813888)+ \
+     ((n)>1099511627776))
+/* Bumped Ribbon (src/bumped_layout/sizing.rs, layer_bounds), exact: each
+ * layer's keys capped at 8.5 % (w = 64) or 3.8 % (w = 128) of the layer
+ * before plus 512 (RIBBON__NEXT); a layer with more than 2048 keys bumps,
+ * in 0.92 or 0.965 slots per key in whole blocks, with 26 bytes per group
+ * of 128 buckets of 128 or 512 starts, 64 bytes of listed exceptions and a
+ * 32-byte table entry (RIBBON__BUMP); the last layer has up to 2048 keys in
+ * 47/32 of their slots. Each bumping layer takes the larger of that and a
+ * last layer of 2048 keys, which only the last bumping one (its keys at
+ * most 3400) can fall short of (RIBBON__X). Payload of b blocks at m / 1000
+ * columns: m b / 1000 words rounded as the plan's upper blocks round them,
+ * w / 8 bytes each (RIBBON__PAY). The precomputed tables: the key counts up
+ * to which a filter has 1, 2, 3, ... layers (the largest n whose k-th cap
+ * is at most 2048; tests/c_abi.rs recomputes them). */
+#define RIBBON__NEXT64(c) (c*17/200+512)
+#define RIBBON__NEXT128(c) (c*19/500+512)
+#define RIBBON__PAY64(b, m) (8*(((m)*(b)+999+(1000-((m)+999)%1000)*63/64)/1000))
+#define RIBBON__PAY128(b, m) (16*(((m)*(b)+999+(1000-((m)+999)%1000)*127/128)/1000))
+#define RIBBON__BUMP64(c, m) (96+26*((c*23ull+409599)/409600)+RIBBON__PAY64((c*23ull+1599)/1600,m))
+#define RIBBON__BUMP128(c, m) (96+26*((c*193ull+13107199)/13107200)+RIBBON__PAY128((c*193ull+25599)/25600,m))
+#define RIBBON__X(PL, P) ((PL)>90+(P)?(PL)-90-(P):0)
+/* A filter of n keys: the header, the bumping layers, the last bumping
+ * layer's shortfall and the last layer (its keys: the next cap after the
+ * last bumping layer's, or n). */
+#define RIBBON__BBYTES(w, n, m) \
+    ((m)>64000?~0ull:(w)==64?RIBBON__B64(n,m,RIBBON__PREV64(n)):RIBBON__B128(n,m,RIBBON__PREV128(n)))
+#define RIBBON__B64(n, m, p) \
+    (80+RIBBON__SUM64(n,m)+RIBBON__X(RIBBON__PAY64(47,m),RIBBON__PAY64((p*23+1599)/1600,m))+ \
+     ((n)!=0)*RIBBON__PAY64((47*((n)<=2048?(n):RIBBON__NEXT64(p))/32+63)/64,m))
+#define RIBBON__B128(n, m, p) \
+    (80+RIBBON__SUM128(n,m)+RIBBON__X(RIBBON__PAY128(24,m),RIBBON__PAY128((p*193+25599)/25600,m))+ \
+     ((n)!=0)*RIBBON__PAY128((47*((n)<=2048?(n):RIBBON__NEXT128(p))/32+127)/128,m))
+/* Scratch (scratch_parts): rows of the first layer, the second layer's
+ * keys, the keys, the counting sort of its buckets and their thresholds. */
+#define RIBBON__BSCRATCH(w, n) \
+    ((w)==64?((n)<=2048?(47ull*(n)/32+63)/64*128+(n): \
+              RIBBON__BS(n,((n)*23ull+1599)/1600,47,128,RIBBON__C64_1(n),1,2,672)) \
+            :((n)<=2048?(47ull*(n)/32+127)/128*384+(n): \
+              RIBBON__BS(n,((n)*193ull+25599)/25600,24,384,RIBBON__C128_1(n),3,4,2240)))
+#define RIBBON__BS(n, b, bl, rw, next, r, d, order) \
+    (RIBBON__MAX(bl,b)*rw+next+(n)+RIBBON__MAX((b+r)/d,order)+((b+r)/d+3)/4)
+/* The caps of the layers after the first (RIBBON__C<w>_<k>), what the
+ * bumping layers take (RIBBON__SUM) and the last bumping layer's cap
+ * (RIBBON__PREV; 2^40, which takes no shortfall, where only one layer). */
+
+#define RIBBON__C64_1(n) ((n)*17ull/200+512)
+#define RIBBON__C64_2(n) RIBBON__NEXT64(RIBBON__C64_1(n))
+#define RIBBON__C64_3(n) RIBBON__NEXT64(RIBBON__C64_2(n))
+#define RIBBON__C64_4(n) RIBBON__NEXT64(RIBBON__C64_3(n))
+#define RIBBON__C64_5(n) RIBBON__NEXT64(RIBBON__C64_4(n))
+#define RIBBON__C64_6(n) RIBBON__NEXT64(RIBBON__C64_5(n))
+#define RIBBON__C64_7(n) RIBBON__NEXT64(RIBBON__C64_6(n))
+#define RIBBON__C64_8(n) RIBBON__NEXT64(RIBBON__C64_7(n))
+#define RIBBON__C64_9(n) RIBBON__NEXT64(RIBBON__C64_8(n))
+#define RIBBON__SUM64(n, m) \
+    (((n)>2048)*RIBBON__BUMP64((n),m)+((n)>18082)*RIBBON__BUMP64(RIBBON__C64_1(n),m)+ \
+     ((n)>206717)*RIBBON__BUMP64(RIBBON__C64_2(n),m)+((n)>2425952)*RIBBON__BUMP64(RIBBON__C64_3(n),m)+ \
+     ((n)>28534599)*RIBBON__BUMP64(RIBBON__C64_4(n),m)+((n)>335695152)*RIBBON__BUMP64(RIBBON__C64_5(n),m)+ \
+     ((n)>3949348717)*RIBBON__BUMP64(RIBBON__C64_6(n),m)+((n)>46462920070)*RIBBON__BUMP64(RIBBON__C64_7(n),m)+ \
+     ((n)>546622583047)*RIBBON__BUMP64(RIBBON__C64_8(n),m))
+#define RIBBON__PREV64(n) \
+    ((n)<=2048?1ull<<40: \
+     ((n)<=18082?(n): \
+     ((n)<=206717?RIBBON__C64_1(n): \
+     ((n)<=2425952?RIBBON__C64_2(n): \
+     ((n)<=28534599?RIBBON__C64_3(n): \
+     ((n)<=335695152?RIBBON__C64_4(n): \
+     ((n)<=3949348717?RIBBON__C64_5(n): \
+     ((n)<=46462920070?RIBBON__C64_6(n): \
+     ((n)<=546622583047?RIBBON__C64_7(n): \
+     RIBBON__C64_8(n))))))))))
+#define RIBBON__C128_1(n) ((n)*19ull/500+512)
+#define RIBBON__C128_2(n) RIBBON__NEXT128(RIBBON__C128_1(n))
+#define RIBBON__C128_3(n) RIBBON__NEXT128(RIBBON__C128_2(n))
+#define RIBBON__C128_4(n) RIBBON__NEXT128(RIBBON__C128_3(n))
+#define RIBBON__C128_5(n) RIBBON__NEXT128(RIBBON__C128_4(n))
+#define RIBBON__C128_6(n) RIBBON__NEXT128(RIBBON__C128_5(n))
+#define RIBBON__C128_7(n) RIBBON__NEXT128(RIBBON__C128_6(n))
+#define RIBBON__SUM128(n, m) \
+    (((n)>2048)*RIBBON__BUMP128((n),m)+((n)>40447)*RIBBON__BUMP128(RIBBON__C128_1(n),m)+ \
+     ((n)>1050947)*RIBBON__BUMP128(RIBBON__C128_2(n),m)+((n)>27643052)*RIBBON__BUMP128(RIBBON__C128_3(n),m)+ \
+     ((n)>727435289)*RIBBON__BUMP128(RIBBON__C128_4(n),m)+((n)>19143020473)*RIBBON__BUMP128(RIBBON__C128_5(n),m)+ \
+     ((n)>503763683210)*RIBBON__BUMP128(RIBBON__C128_6(n),m))
+#define RIBBON__PREV128(n) \
+    ((n)<=2048?1ull<<40: \
+     ((n)<=40447?(n): \
+     ((n)<=1050947?RIBBON__C128_1(n): \
+     ((n)<=27643052?RIBBON__C128_2(n): \
+     ((n)<=727435289?RIBBON__C128_3(n): \
+     ((n)<=19143020473?RIBBON__C128_4(n): \
+     ((n)<=503763683210?RIBBON__C128_5(n): \
+     RIBBON__C128_6(n))))))))
 
 /* ---- Building ---- */
 

@@ -3,18 +3,20 @@
 //!
 //! For `(kind, width, num_keys, millibits)` each bound is at least what
 //! [`Plan::new`](crate::Plan::new) with the same arguments asks for, and
-//! (checked by `tests/bounds.rs` over a sweep) at most 10 % more once
-//! `num_keys >= 1000`. The filter size is exact for 1,000 keys or more: a
-//! plan for bits per key spends exactly its budget, rounded up to a word.
+//! (checked by `tests/bounds.rs` over a sweep up to 64 bits per key) at
+//! most 10 % more once `num_keys >= 1000`. The filter size is exact for
+//! 1,000 keys or more: a plan for bits per key spends exactly its budget,
+//! rounded up to a word, and a Bumped plan's size is its layers' bound.
 //!
 //! The same formulas are the `RIBBON_*_MAX` macros of
 //! `include/ribbon_kernel.h` (and `ribbon_max_*` in the C ABI); the C test
-//! checks that both give the same numbers. They are closed forms so that a
-//! C preprocessor can evaluate them: where the exact sizing interpolates
-//! in log2 of the keys, these use a line above it (or, for w = 128 filters
-//! of 4 to 16 blocks, the same table, linear in the keys there); where it
-//! iterates the columns per slot, these take the same number of steps with
-//! the overhead from above and from below in turn.
+//! checks that both give the same numbers. They are shaped so that a C
+//! preprocessor can evaluate them in little text: where the exact sizing
+//! interpolates in log2 of the keys, these use a line above it (or, for
+//! w = 128 filters of 4 to 16 blocks, the same table, linear in the keys
+//! there); a Homogeneous filter of up to 2^15 keys gets the plan's own
+//! overhead and rounding, a larger one the overhead at the bits per key
+//! (an upper bound of the columns) and its slots rounded up to a block.
 //!
 //! ```
 //! use ribbon_kernel::{Kind, Plan, Width, bounds};
@@ -38,8 +40,9 @@
 //! Valid for `num_keys <= 2^40` and `millibits <=`
 //! [`MAX_MILLIBITS_PER_KEY`](crate::MAX_MILLIBITS_PER_KEY) (plans beyond
 //! fail); results that do not fit saturate at `usize::MAX`, and so does
-//! every bound past [`MAX_KEYS`](crate::MAX_KEYS) keys (no plan has that
-//! many): none panics or wraps, for any key count.
+//! every bound past [`MAX_KEYS`](crate::MAX_KEYS) keys, and every bound of
+//! [`Kind::Bumped`] past 64 bits per key (no plan has that many): none
+//! panics or wraps, for any key count.
 
 use crate::band;
 use crate::bumped_layout;
@@ -47,6 +50,13 @@ use crate::layout::{HEADER_BYTES, Kind, MAX_KEYS_U64, Width};
 use crate::sizing;
 
 const PPM: i128 = 1_000_000;
+
+/// The most bits per key of a Bumped plan (64 columns).
+const MAX_BUMPED_MILLIBITS: u32 = 64_000;
+
+/// Up to this many keys a Homogeneous bound has the plan's own overhead
+/// and rounding (above, a block more is at most 1/256 of the slots).
+const HOMOGENEOUS_EXACT_KEYS: i128 = 1 << 15;
 
 /// Bytes [`Plan::filter_bytes`](crate::Plan::filter_bytes) is at most for
 /// a plan of these arguments (exact for 1,000 keys or more).
@@ -117,12 +127,16 @@ const fn past_any_plan(num_keys: usize) -> bool {
 }
 
 /// A Bumped plan's own bounds: they follow from the keys and the columns
-/// alone (`millibits / 1000` columns per slot), so they are exact.
+/// alone (`millibits / 1000` columns per slot), so they are exact. `None`
+/// past 64 columns, where no Bumped plan exists.
 const fn bumped(
     width: Width,
     num_keys: usize,
     millibits: u32,
 ) -> Option<bumped_layout::LayerBounds> {
+    if millibits > MAX_BUMPED_MILLIBITS {
+        return None;
+    }
     let (lower, upper) = if num_keys == 0 {
         (0, 0)
     } else {
@@ -141,18 +155,30 @@ const fn row_words(kind: Kind, width: Width) -> i128 {
 const fn max_slots(kind: Kind, width: Width, n: i128, millibits: i128) -> i128 {
     let w = width.bits() as i128;
     let eps = max_epsilon_ppm(kind, width, n, millibits);
-    let slots = div_ceil(n * (PPM + eps), PPM);
-    // At least one block for one key or more: Standard rounds up, and
-    // Homogeneous keeps at least 9 free slots.
+    let z = n * eps;
     let blocks = match kind {
-        Kind::Standard | Kind::StandardSmash | Kind::Bumped => div_ceil(slots, w),
-        // The nearest block, or enough for the least free slots.
-        Kind::Homogeneous => {
-            let least_slack = div_ceil(3 * n * eps, 4 * PPM);
+        Kind::Homogeneous if n <= HOMOGENEOUS_EXACT_KEYS => {
+            // The plan's rule: the nearest block for `n (1 + eps)` slots,
+            // or, if more, enough for `n + max(3/4 n eps, least_free)`
+            // slots, the least free slots as extra overhead `z_free` (with
+            // `ceil(3 z_free / (4 PPM)) = least_free`). Nearest and the
+            // second line both grow with the overhead, so taking the larger
+            // overhead in both is the plan's rule whenever nearest is below
+            // the free slots' blocks at `z_free` (fewer than `1.5 w - 3`
+            // free slots: up to 84 bits per key at w = 64, every count at
+            // w = 128), and above it otherwise. As one floor over
+            // `D = 4 PPM w` (what the C macro computes): nearest is
+            // `(4 z + a) / D`, the second line `(3 z + a + k) / D`.
             let least_free = 8 + div_ceil(millibits, 1000);
-            let nearest = (slots + w / 2) / w;
-            max(nearest, div_ceil(n + max(least_slack, least_free), w))
+            let z = max(z, 4 * PPM * least_free / 3);
+            let a = 4 * (PPM * (n + w / 2) + PPM - 1);
+            let k = 2 * PPM * w - 4 * PPM + 3;
+            (3 * z + a + max(z, k)) / (4 * PPM * w)
         }
+        // Rounded up to whole blocks: at least the nearest block and the
+        // least slack and free slots the plan keeps (n eps is over 1,000
+        // slots past 2^15 keys).
+        _ => div_ceil(n * PPM + z, PPM * w),
     };
     blocks * w
 }
@@ -163,21 +189,33 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
     let log2_keys = min(ceil_log2(n), 41);
     match kind {
         Kind::Homogeneous => {
-            // The plan iterates r = bits / (1 + epsilon(r)) four times
-            // from r = bits, and epsilon grows with r, so the iterates
-            // alternate around the fixed point and close in: r1 <= r3 <=
-            // r* <= r4 <= r2. The same steps with epsilon from above
-            // (`homogeneous_step_above`) for the odd ones and from below
-            // (eq. 7 alone) for the even ones end at least at the plan's
-            // r4; exactly at it up to 2^15 keys and 70 bits per key. The
-            // plan keeps at least 1, which it only raises for 1 millibit.
-            let r1 = homogeneous_step_above(width, millibits, millibits, log2_keys);
-            let r2 = homogeneous_step_below(width, millibits, r1);
-            let r3 = homogeneous_step_above(width, millibits, r2, log2_keys);
-            let r4 = homogeneous_step_below(width, millibits, r3);
-            let upper = r4 + (millibits == 1) as i128;
-            let log10_keys = log2_keys * 30_103 / 100;
-            sizing::per_width(width, homogeneous_eps_w_milli(width, upper, log10_keys)) as i128
+            let eps_w_milli = if n <= HOMOGENEOUS_EXACT_KEYS && millibits <= 70_000 {
+                // The plan's columns: four steps r = bits / (1 + eq7(r))
+                // from r = bits (up to 2^15 keys and 70 bits per key the
+                // tail term is below eq. 7 for every r the steps meet, so
+                // these are the plan's own steps and overhead).
+                let mut r = millibits;
+                let mut step = 0;
+                while step < 4 {
+                    r = homogeneous_step(
+                        width,
+                        millibits,
+                        sizing::homogeneous_eq7_w_milli(width, r as u64),
+                    );
+                    step += 1;
+                }
+                sizing::homogeneous_eq7_w_milli(width, (r + (millibits == 1) as i128) as u64)
+            } else if n <= HOMOGENEOUS_EXACT_KEYS {
+                // Past 70 bits per key: eq. 7 at 6 columns more than the bits
+                // per key, which is above both terms at the bits per key
+                // (the plan's columns are fewer) and log10 of 2^15 keys, up
+                // to 139 bits per key.
+                sizing::homogeneous_eq7_w_milli(width, (millibits + 6_000) as u64)
+            } else {
+                // The same with log10 of the keys from above.
+                homogeneous_eps_w_milli(width, millibits, log2_keys * 30_103 / 100)
+            };
+            sizing::per_width(width, eps_w_milli) as i128
         }
         // Where a w = 128 filter has 4 to 16 blocks, one block more would
         // be 6-25 %: the plan's own table there (log2 of the keys in
@@ -199,30 +237,6 @@ const fn max_epsilon_ppm(kind: Kind, width: Width, n: i128, millibits: i128) -> 
             max(floor, base + per_doubling * log2_keys)
         }
     }
-}
-
-/// One step `bits / (1 + epsilon(r))` of the plan's iteration, at most
-/// the plan's (`r <= bits`). Up to 2^15 keys (log10 at most 4.515) and 70
-/// bits per key, the tail term is below eq. 7 for every such `r` and the
-/// step is the plan's own; otherwise epsilon at `r = bits`, which is at
-/// least epsilon at `r`, with log10 of the keys at its cap.
-const fn homogeneous_step_above(width: Width, millibits: i128, r: i128, log2_keys: i128) -> i128 {
-    let eps = if log2_keys <= 15 && millibits <= 70_000 {
-        sizing::homogeneous_eq7_w_milli(width, r as u64)
-    } else {
-        homogeneous_eps_w_milli(width, millibits, 12_342)
-    };
-    homogeneous_step(width, millibits, eps)
-}
-
-/// One step `bits / (1 + epsilon(r))` with epsilon from below (eq. 7
-/// alone): at least the plan's.
-const fn homogeneous_step_below(width: Width, millibits: i128, r: i128) -> i128 {
-    homogeneous_step(
-        width,
-        millibits,
-        sizing::homogeneous_eq7_w_milli(width, r as u64),
-    )
 }
 
 /// `bits / (1 + epsilon)`, the plan's step, for `epsilon * w` in

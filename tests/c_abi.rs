@@ -1,10 +1,12 @@
-//! The C ABI end to end: build `libribbon_kernel.a` exactly as docs/c-guide.md
-//! says, compile `tests/c/ribbon_test.c` against `include/ribbon_kernel.h`
-//! as C99, C11 and C++ with `-Wall -Wextra -Werror -pedantic`, link with
-//! `--gc-sections`, run it, and inspect the binary and the archive.
+//! The C ABI end to end: build `libribbon_kernel.a` as the Makefile does
+//! (cargo's archive, relinked by `tools/localize-symbols.sh` so that only the
+//! `ribbon_*` functions are global), compile `tests/c/ribbon_test.c` against
+//! `include/ribbon_kernel.h` as C99, C11 and C++ with `-Wall -Wextra -Werror
+//! -pedantic`, link with `--gc-sections`, run it, and inspect the binary, the
+//! archive and the header (its names, its macros' size and warnings).
 //!
-//! Needs `cc`, `c++`, `nm` and `readelf` on the PATH (they are on every machine CI
-//! uses; `.ci/run` installs them if missing).
+//! Needs `cc`, `c++`, `nm`, `readelf`, `ar` and `objcopy` on the PATH (they
+//! are on every machine CI uses; `.ci/run` installs them if missing).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -56,7 +58,38 @@ fn static_lib() -> &'static Path {
     })
 }
 
-/// Compiles and links the C test with `compiler` and `std`, returns the binary.
+/// The static library as `make` installs it: relinked by
+/// `tools/localize-symbols.sh` so that only the `ribbon_*` functions are
+/// global.
+fn localized_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let out = work_dir().join("localized").join("libribbon_kernel.a");
+        run(Command::new("sh")
+            .arg(root().join("tools").join("localize-symbols.sh"))
+            .arg(static_lib())
+            .arg(&out));
+        out
+    })
+}
+
+/// The functions the header declares: `ribbon_*` names a `(` follows on
+/// lines outside comments and macros.
+fn declared_functions(header: &str) -> BTreeSet<String> {
+    header
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !(l.starts_with('*') || l.starts_with("/*") || l.starts_with('#')))
+        .flat_map(called_names)
+        .collect()
+}
+
+fn header() -> String {
+    std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap()
+}
+
+/// Compiles and links the C test with `compiler` and `std` against the
+/// installed form of the library, returns the binary.
 fn build_c_test(compiler: &str, lang: &[&str], name: &str) -> PathBuf {
     let binary = work_dir().join(name);
     let include = root().join("include");
@@ -70,7 +103,7 @@ fn build_c_test(compiler: &str, lang: &[&str], name: &str) -> PathBuf {
         .arg(&source)
         // `-x none`: the archive is an input file, whatever `lang` said.
         .args(["-x", "none"])
-        .arg(static_lib())
+        .arg(localized_lib())
         .arg("-Wl,--gc-sections")
         .arg("-o")
         .arg(&binary));
@@ -124,21 +157,17 @@ fn linked_binary_has_no_panic_machinery() {
     assert!(symbols.contains("ribbon_contains"));
 }
 
-#[test]
-#[cfg_attr(
-    any(miri, not(ribbon_host_build)),
-    ignore = "drives host cargo, cc and nm"
-)]
-fn archive_needs_only_mem_functions() {
+/// The global symbols an archive defines and those it leaves undefined.
+fn archive_symbols(archive: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     // readelf rather than nm: binutils' nm trips over the LLVM bitcode that
     // Rust's precompiled objects carry next to their machine code.
-    let listing = run(Command::new("readelf").arg("-sW").arg(static_lib()));
+    let listing = run(Command::new("readelf").arg("-sW").arg(archive));
     let mut defined = BTreeSet::new();
     let mut undefined = BTreeSet::new();
     for line in listing.lines() {
         // Num: Value Size Type Bind Vis Ndx Name
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 8 || !fields[0].ends_with(':') {
+        if fields.len() < 8 || !fields[0].ends_with(':') || fields[0] == "Num:" {
             continue;
         }
         let (bind, ndx, name) = (fields[4], fields[6], fields[7]);
@@ -151,14 +180,52 @@ fn archive_needs_only_mem_functions() {
             defined.insert(name.to_string());
         }
     }
+    (defined, undefined)
+}
+
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn archive_needs_only_mem_functions() {
     let allowed = ["memcpy", "memmove", "memset", "memcmp", "bcmp"];
-    let needed: Vec<&String> = undefined
-        .iter()
-        .filter(|s| !defined.contains(*s) && !allowed.contains(&s.as_str()))
-        .collect();
+    for archive in [static_lib(), localized_lib()] {
+        let (defined, undefined) = archive_symbols(archive);
+        let needed: Vec<&String> = undefined
+            .iter()
+            .filter(|s| !defined.contains(*s) && !allowed.contains(&s.as_str()))
+            .collect();
+        assert!(
+            needed.is_empty(),
+            "{archive:?} needs symbols beyond mem*: {needed:?}"
+        );
+    }
+}
+
+/// Issue 40: cargo's archive defines Rust's runtime symbols
+/// (`rust_begin_unwind`, `rust_eh_personality`, core's functions) as
+/// globals, so it clashes with any other Rust static library in one C
+/// program; the archive `make` installs defines the header's functions and
+/// nothing else (`tests/c/packaging.sh` links it beside another Rust
+/// library).
+#[test]
+#[cfg_attr(
+    any(miri, not(ribbon_host_build)),
+    ignore = "drives host cargo, cc and nm"
+)]
+fn installed_archive_defines_only_the_c_api() {
+    let (raw, _) = archive_symbols(static_lib());
     assert!(
-        needed.is_empty(),
-        "the archive needs symbols beyond mem*: {needed:?}"
+        raw.iter().any(|s| s.ends_with("rust_begin_unwind")),
+        "cargo's archive no longer exports rust_begin_unwind: the relinking may be moot"
+    );
+    let (defined, _) = archive_symbols(localized_lib());
+    let declared = declared_functions(&header());
+    assert_eq!(
+        defined.iter().collect::<Vec<_>>(),
+        declared.iter().collect::<Vec<_>>(),
+        "the installed archive's global symbols are not the header's functions"
     );
 }
 
@@ -297,15 +364,9 @@ fn ffi_sources() -> String {
 #[test]
 #[cfg_attr(miri, ignore = "reads files")]
 fn header_declares_every_entry_point() {
-    let header = std::fs::read_to_string(root().join("include").join("ribbon_kernel.h")).unwrap();
+    let header = header();
     let ffi = ffi_sources();
-    // Declarations: lines outside comments and macros.
-    let declared: BTreeSet<String> = header
-        .lines()
-        .map(str::trim_start)
-        .filter(|l| !(l.starts_with('*') || l.starts_with("/*") || l.starts_with('#')))
-        .flat_map(called_names)
-        .collect();
+    let declared = declared_functions(&header);
     let exported: BTreeSet<String> = ffi
         .lines()
         .map(str::trim_start)
@@ -344,5 +405,223 @@ fn header_declares_every_entry_point() {
         assert!(header.contains(&c), "{name}: no `{c}` in the header");
         let rust = format!("size_of::<{name}>() == {}", words * 8);
         assert!(ffi.contains(&rust), "{name}: no `{rust}` in src/ffi/");
+    }
+}
+
+/// The `ribbon_*` and `RIBBON_*` names in `text`, comments included, with
+/// a trailing `_` for prefixes (`RIBBON_ERR_*`, `ribbon_plan_init*`);
+/// file names (`ribbon_test.c`) and the library's own name are left out.
+fn mentioned_names(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = text[i..].starts_with("ribbon_") || text[i..].starts_with("RIBBON_");
+        let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if !(starts && boundary) {
+            i += 1;
+            continue;
+        }
+        let len = text[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len() - i);
+        let name = &text[i..i + len];
+        let rest = &text[i + len..];
+        let file = [".c", ".h", ".rs", ".pc", ".a", ".so"]
+            .iter()
+            .any(|ext| rest.starts_with(ext));
+        if !file && name != "ribbon_kernel" && !name.starts_with("RIBBON__") {
+            names.insert(name.to_string());
+        }
+        i += len;
+    }
+    names
+}
+
+/// Issue 40: every `ribbon_*` and `RIBBON_*` name the header (comments
+/// included) and the C guide mention is a function the header declares, a
+/// type or a macro it defines; the header once named
+/// `ribbon_plan_init_slots`, which never existed.
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn header_and_guide_name_only_what_exists() {
+    let header = header();
+    let mut known = declared_functions(&header);
+    for line in header.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("#define ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            known.insert(name);
+        }
+        if let Some(rest) = line.strip_prefix("} ") {
+            known.insert(rest.trim_end_matches(';').to_string());
+        }
+    }
+    assert!(known.contains("ribbon_plan") && known.contains("RIBBON_FILTER_BYTES_MAX"));
+    let guide = std::fs::read_to_string(root().join("docs").join("c-guide.md")).unwrap();
+    for (file, text) in [
+        ("include/ribbon_kernel.h", &header),
+        ("docs/c-guide.md", &guide),
+    ] {
+        let dangling: Vec<String> = mentioned_names(text)
+            .into_iter()
+            .filter(|name| {
+                if name.ends_with('_') {
+                    !known.iter().any(|k| k.starts_with(name.as_str()))
+                } else {
+                    !known.contains(name)
+                }
+            })
+            .collect();
+        assert!(
+            dangling.is_empty(),
+            "{file} names what the header does not have: {dangling:?}"
+        );
+    }
+}
+
+/// `tests/c/header_check.c` uses every macro the header defines (so that
+/// the strict compiles below cover them all).
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn header_check_uses_every_macro() {
+    let header = header();
+    let check =
+        std::fs::read_to_string(root().join("tests").join("c").join("header_check.c")).unwrap();
+    let used = mentioned_names(&check);
+    let missing: Vec<&str> = header
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("#define "))
+        .map(|rest| {
+            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap()
+        })
+        .filter(|name| name.starts_with("RIBBON_") && !name.starts_with("RIBBON__"))
+        .filter(|name| *name != "RIBBON_KERNEL_H" && !used.contains(*name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "tests/c/header_check.c does not use {missing:?}"
+    );
+}
+
+/// Issue 40: the header, every macro used, compiles without a warning as
+/// C99 and C11 under -Wconversion -Wsign-conversion and as C++11 and C++17
+/// under -Wold-style-cast -Wconversion -Wsign-conversion (the bound macros
+/// once gave C++ 40,815 old-style-cast warnings in this file).
+#[test]
+#[cfg_attr(any(miri, not(ribbon_host_build)), ignore = "drives host cc and c++")]
+fn header_is_warning_free_in_strict_c_and_cpp() {
+    let source = root().join("tests").join("c").join("header_check.c");
+    let include = root().join("include");
+    let strict = [
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-Wconversion",
+        "-Wsign-conversion",
+    ];
+    let variants: [(&str, &[&str]); 4] = [
+        ("cc", &["-std=c99"]),
+        ("cc", &["-std=c11"]),
+        ("c++", &["-x", "c++", "-std=c++11", "-Wold-style-cast"]),
+        ("c++", &["-x", "c++", "-std=c++17", "-Wold-style-cast"]),
+    ];
+    for (compiler, lang) in variants {
+        let out = Command::new(compiler)
+            .args(lang)
+            .args(strict)
+            .arg("-fsyntax-only")
+            .arg("-I")
+            .arg(&include)
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stderr.is_empty(),
+            "{compiler} {lang:?}: {} warnings\n{}",
+            stderr.matches("warning:").count() + stderr.matches("error:").count(),
+            stderr.lines().take(20).collect::<Vec<_>>().join("\n")
+        );
+    }
+}
+
+/// Bytes of `cc -E -P` output for a file including the header and `body`.
+fn preprocessed_bytes(body: &str) -> usize {
+    let dir = work_dir().join("preprocess");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("use_{}.c", body.len()));
+    std::fs::write(&file, format!("#include \"ribbon_kernel.h\"\n{body}\n")).unwrap();
+    run(Command::new("cc")
+        .args(["-E", "-P", "-I"])
+        .arg(root().join("include"))
+        .arg(&file))
+    .len()
+}
+
+/// Issue 40: one use of a bound macro expands to under 10 KB of
+/// preprocessed text on a 64-bit host (twice that where size_t has 32
+/// bits, for the saturation); `RIBBON_FILTER_BYTES_MAX` once took 645 KB.
+#[test]
+#[cfg_attr(any(miri, not(ribbon_host_build)), ignore = "drives host cc")]
+fn bound_macros_expand_to_little_text() {
+    let base = preprocessed_bytes("");
+    for name in [
+        "RIBBON_FILTER_BYTES_MAX",
+        "RIBBON_SCRATCH_WORDS_MAX",
+        "RIBBON_BANDING_SCRATCH_WORDS_MAX",
+    ] {
+        let body =
+            format!("size_t x = {name}(RIBBON_KIND_HOMOGENEOUS, RIBBON_WIDTH_64, 1000000, 7700);");
+        let size = preprocessed_bytes(&body) - base;
+        println!("{name}: one use expands to {size} bytes");
+        assert!(size < 10 * 1024, "{name}: one use expands to {size} bytes");
+    }
+}
+
+/// The header's precomputed tables for Bumped Ribbon: the key counts past
+/// which a filter has a second, third, ... layer, the largest `n` whose
+/// `k`-th cap is at most 2048 keys (caps as `bumped_layout::next_cap`:
+/// 8.5 % or 3.8 % of the layer before, plus 512), as the macros
+/// `RIBBON__SUM64` and `RIBBON__SUM128` list them; up to 2^40 keys.
+#[test]
+#[cfg_attr(miri, ignore = "reads a file")]
+fn bumped_thresholds_match_the_caps() {
+    let header = header();
+    for (width, ppm) in [(64u32, 85_000u64), (128, 38_000)] {
+        let cap = |n: u64, k: u32| (0..k).fold(n, |c, _| c * ppm / 1_000_000 + 512);
+        let mut expected = Vec::new();
+        for k in 0.. {
+            // The largest n with cap(n, k) <= 2048 (caps grow with n).
+            let (mut lo, mut hi) = (0u64, 1u64 << 41);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if cap(mid, k) <= 2048 {
+                    lo = mid
+                } else {
+                    hi = mid - 1
+                }
+            }
+            if lo >= 1 << 40 {
+                break;
+            }
+            expected.push(lo);
+        }
+        let start = header
+            .find(&format!("#define RIBBON__SUM{width}(n, m)"))
+            .unwrap();
+        let body = &header[start..start + header[start..].find("\n#").unwrap()];
+        let listed: Vec<u64> = body
+            .split("((n)>")
+            .skip(1)
+            .map(|s| s.split(')').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(listed, expected, "w = {width}");
     }
 }

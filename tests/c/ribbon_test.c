@@ -495,6 +495,42 @@ static void check_static_bounds(void) {
             }
         }
     }
+    /* Edges: bits per key about the macros' case splits (70 bits per key,
+     * 64 for Bumped Ribbon), and key counts about 2^15 and about the
+     * header's tables of Bumped layer counts. */
+    {
+        static const uint32_t edge_millibits[] = {1, 999, 1001, 7777, 63999, 64000, 64001,
+                                                  70000, 70001, 85000, 131072};
+        static const uint64_t edge_keys[] = {
+            0, 1, 2047, 2048, 2049, 3400, 18082, 18083, 32767, 32768, 32769, 40447, 40448,
+            206717, 206718, 1050947, 1050948, 2425952, 2425953, 27643052, 27643053, 28534599,
+            28534600, 335695152, 335695153, 727435289, 727435290, 3949348717u, 3949348718u,
+            19143020473u, 19143020474u, 46462920070u, 46462920071u, 503763683210u,
+            503763683211u, 546622583047u, 546622583048u, (uint64_t)1 << 40};
+        size_t e, j;
+        for (kind = 0; kind <= 3; kind++) {
+            for (w = 0; w < 2; w++) {
+                for (e = 0; e < sizeof edge_millibits / sizeof edge_millibits[0]; e++) {
+                    for (j = 0; j < sizeof edge_keys / sizeof edge_keys[0]; j++) {
+                        uint32_t wd = widths[w], mb = edge_millibits[e];
+                        n = edge_keys[j];
+                        CHECK(RIBBON_FILTER_BYTES_MAX(kind, wd, n, mb) ==
+                              ribbon_max_filter_bytes(kind, wd, n, mb));
+                        CHECK(RIBBON_SCRATCH_WORDS_MAX(kind, wd, n, mb) ==
+                              ribbon_max_scratch_words(kind, wd, n, mb));
+                        CHECK(RIBBON_BANDING_SCRATCH_WORDS_MAX(kind, wd, n, mb) ==
+                              ribbon_max_banding_scratch_words(kind, wd, n, mb));
+                        points++;
+                    }
+                }
+            }
+        }
+        /* No Bumped plan has more than 64 bits per key: its bounds say so. */
+        CHECK(RIBBON_FILTER_BYTES_MAX(RIBBON_KIND_BUMPED, RIBBON_WIDTH_64, 1000, 64001) ==
+              SIZE_MAX);
+        CHECK(RIBBON_SCRATCH_WORDS_MAX(RIBBON_KIND_BUMPED, RIBBON_WIDTH_128, 1000, 64001) ==
+              SIZE_MAX);
+    }
     CHECK(ribbon_max_filter_bytes(7, 64, 1000, 7700) == 0);
     CHECK(ribbon_max_scratch_words(0, 96, 1000, 7700) == 0);
     /* The static arrays hold a real build. */

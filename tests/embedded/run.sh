@@ -11,7 +11,9 @@
 #      images that must exit non-zero (a failed check, a HardFault);
 #   4. bare x86_64 (no libc, static, raw syscalls): firmware_test.c and
 #      the query-only image, plus the deliberate failures;
-#   5. hosted x86_64: peak stack per entry point for each SIMD backend.
+#   5. the archives `make static TARGET=...` installs (relinked: only
+#      ribbon_* global): their symbols, and the firmware test on both;
+#   6. hosted x86_64: peak stack per entry point for each SIMD backend.
 # Prints the stack tables and .text sizes at the end; exits non-zero if
 # anything fails. Needs (Debian): gcc, binutils, gcc-arm-none-eabi,
 # binutils-arm-none-eabi, qemu-system-arm; rustup targets
@@ -272,6 +274,38 @@ expect_failure fail_trap_x86 "$out/fail_trap_x86"
 run_image query_x86 "$out/query_x86"
 run_image fw_x86 "$out/fw_x86"
 
+text_of() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+
+# ---- The archives `make TARGET=...` installs ----
+# The same archives relinked by tools/localize-symbols.sh (only ribbon_*
+# global, so that they link beside other Rust static libraries): nothing
+# else defined, nothing but mem* needed, and the firmware test passes on
+# them too (the images above, and the sizes below, use cargo's archives).
+step "the archives make installs (make static TARGET=...): symbols, firmware test"
+for target in thumbv7em-none-eabihf x86_64-unknown-none; do
+    make --no-print-directory -s -C "$root" static TARGET="$target" CARGO="cargo --quiet"
+done
+inst_arm=$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/c/libribbon_kernel.a
+inst_x86=$CARGO_TARGET_DIR/x86_64-unknown-none/release/c/libribbon_kernel.a
+for pair in "arm-none-eabi-nm $inst_arm" "nm $inst_x86"; do
+    read -r tool lib <<<"$pair"
+    others=$("$tool" -g --defined-only "$lib" | awk 'NF == 3 && $3 !~ /^ribbon_/ { print $3 }')
+    needs=$("$tool" -u "$lib" | awk 'NF == 2 { print $2 }' |
+        grep -vxE 'memcpy|memmove|memset|memcmp|bcmp|__aeabi_mem(cpy|move|set|clr)[48]?' || true)
+    if [ -n "$others" ] || [ -n "$needs" ]; then
+        echo "ERROR: $lib defines $others; needs $needs" >&2
+        exit 1
+    fi
+    echo "$lib: $("$tool" -g --defined-only "$lib" | awk 'NF == 3' | wc -l) global symbols, all ribbon_*;" \
+        "needs $("$tool" -u "$lib" | awk 'NF == 2 { print $2 }' | tr '\n' ' ')"
+done
+lib_arm=$inst_arm arm_image fw_arm_installed "${warn[@]}" -DFW_EXPECT_SCALAR=1 "$here/firmware_test.c"
+lib_x86=$inst_x86 x86_image fw_x86_installed "${warn[@]}" -DFW_EXPECT_SCALAR=1 "$here/firmware_test.c"
+run_image fw_arm_installed "${qemu[@]}" "$out/fw_arm_installed.elf" | tail -n 2
+run_image fw_x86_installed "$out/fw_x86_installed" | tail -n 2
+echo "Cortex-M4 firmware_test .text: $(text_of "$out/fw_arm_installed.elf") bytes from the installed archive," \
+    "$(text_of "$out/fw_arm.elf") from cargo's"
+
 # ---- Hosted x86_64, per backend ----
 step "hosted x86_64: peak stack per backend"
 gcc -O2 -g "${warn[@]}" -maccumulate-outgoing-args -mno-red-zone "${inc[@]}" -o "$out/stack_hosted" \
@@ -300,7 +334,6 @@ text_split() {
     /^ \.text/ { if (NF == 1) pend = 1; else if (NF >= 4) add($3, $4); next }
     END { printf "library %d, libgcc %d, test and start-up code %d", lib, gcc, own }' "$1"
 }
-text_of() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 echo "Cortex-M4 .text (arm-none-eabi-size -A; .rodata and the vector table not included):"
 echo "  firmware_test image: $(text_of "$out/fw_arm.elf") bytes ($(text_split "$out/fw_arm.map"))"
 echo "  query-only image:    $(text_of "$out/query_arm.elf") bytes ($(text_split "$out/query_arm.map"))"
