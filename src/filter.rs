@@ -4,6 +4,7 @@ use crate::backend::Backend;
 use crate::bumped_layout;
 use crate::error::Error;
 use crate::hash::Equation;
+use crate::key_hash::hash_key;
 use crate::layered::ViewState;
 use crate::layout::{HEADER_BYTES, Header, Kind, Width, exact_length, is_bumped};
 
@@ -157,6 +158,30 @@ impl<'a> FilterRef<'a> {
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
         self.state.one(self.bytes, self.payload, hash)
+    }
+
+    /// Whether `key` may be in the set: [`FilterRef::contains`] of
+    /// [`hash_key`]`(key)`, for filters built from keys hashed with
+    /// [`hash_key`] (as `Filter::from_keys` and [`crate::Banding::add_key`]
+    /// hash them). `key` is anything that is bytes: `&[u8]`, `&str`,
+    /// `&[u8; N]`, `&Vec<u8>`, `&String`.
+    ///
+    /// ```
+    /// use ribbon_kernel::{FilterRef, Kind, Plan, Width, hash_keys};
+    ///
+    /// let keys = ["apple", "banana", "cherry"];
+    /// let mut hashes = [0u64; 3];
+    /// hash_keys(&keys, &mut hashes)?; // no allocator needed
+    /// let plan = Plan::new(Kind::Homogeneous, Width::W64, keys.len(), 10_000)?;
+    /// let (mut scratch, mut out) = (vec![0u64; plan.scratch_words()], vec![0u8; plan.filter_bytes()]);
+    /// let filter: FilterRef<'_> = plan.build(&hashes, &mut scratch, &mut out)?;
+    /// assert!(keys.iter().all(|k| filter.contains_key(k)));
+    /// assert!(filter.contains_key(b"banana"));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> bool {
+        self.contains(hash_key(key.as_ref()))
     }
 
     /// Queries every hash, writing one answer per hash into `out`, which must

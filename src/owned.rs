@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
+use crate::key_hash::hash_key;
 use crate::layout::{Kind, Width};
 use crate::plan::Plan;
 
@@ -95,6 +96,70 @@ impl Filter {
         let plan = Plan::for_fp_rate(Kind::default(), Width::default(), hashes.len(), one_in)?;
         Filter::build(&plan, hashes)
     }
+
+    /// [`Filter::from_hashes`] of keys: each key is hashed with
+    /// [`hash_key`], then the smallest filter of the default kind and
+    /// width with an FP rate of at most `1 / one_in` is built. Query it
+    /// with [`Filter::contains_key`].
+    ///
+    /// `keys` is any iterator of byte strings (`&str`, `String`, `&[u8]`,
+    /// `Vec<u8>`, `[u8; N]`, ...). Repeats are allowed: a key given twice
+    /// takes one place in the filter (its second equation is redundant),
+    /// but the plan is sized for every key given and
+    /// [`Filter::num_keys`] counts them all; remove repeats first where
+    /// they are many. The hashes take 8 bytes per key until the build returns;
+    /// without an allocator, hash into a buffer of your own
+    /// ([`crate::hash_keys`]) and [`Plan::build`], or stream keys into a
+    /// [`Plan::banding`] with [`crate::Banding::add_key`].
+    ///
+    /// ```
+    /// use ribbon_kernel::Filter;
+    ///
+    /// let filter = Filter::from_keys(["apple", "banana", "cherry"], 100)?;
+    /// assert!(filter.contains_key("banana"));
+    ///
+    /// let lines = "first line\nsecond line\n";
+    /// let filter = Filter::from_keys(lines.lines(), 1000)?;
+    /// assert!(filter.contains_key("second line"));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn from_keys<I>(keys: I, one_in: u64) -> Result<Filter, Error>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        Filter::from_hashes(&hash_all(keys), one_in)
+    }
+
+    /// [`Filter::build`] of keys, each hashed with [`hash_key`] (see
+    /// [`Filter::from_keys`]): for a plan of another kind, width or
+    /// budget. At most [`Plan::num_keys`] keys, repeats counted.
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, Kind, Plan, Width};
+    ///
+    /// let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
+    /// let plan = Plan::new(Kind::Bumped, Width::W64, keys.len(), 8_000)?;
+    /// let filter = Filter::build_keys(&plan, &keys)?;
+    /// assert!(keys.iter().all(|k| filter.contains_key(k)));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn build_keys<I>(plan: &Plan, keys: I) -> Result<Filter, Error>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        Filter::build(plan, &hash_all(keys))
+    }
+}
+
+/// [`hash_key`] of every key, in order.
+pub(crate) fn hash_all<I>(keys: I) -> Vec<u64>
+where
+    I: IntoIterator,
+    I::Item: AsRef<[u8]>,
+{
+    keys.into_iter().map(|k| hash_key(k.as_ref())).collect()
 }
 
 impl<B: AsRef<[u8]>> Filter<B> {
@@ -143,6 +208,13 @@ impl<B: AsRef<[u8]>> Filter<B> {
         let bytes = self.checked_bytes();
         let v = &self.validated;
         v.one(bytes, v.payload(bytes), hash)
+    }
+
+    /// Whether `key` may be in the set: [`Filter::contains`] of
+    /// [`hash_key`]`(key)` (see [`FilterRef::contains_key`]).
+    #[inline]
+    pub fn contains_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> bool {
+        self.contains(hash_key(key.as_ref()))
     }
 
     /// Queries every hash into `out` (same length as `hashes`).

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use crate::backend::Backend;
 use crate::error::Error;
+use crate::key_hash::hash_key;
 use crate::layout::Width;
 use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
 
@@ -69,6 +70,61 @@ impl Retrieval {
         let plan = RetrievalPlan::new(Width::W128, hashes.len(), value_bits)?;
         Retrieval::build(&plan, hashes, values)
     }
+
+    /// [`Retrieval::from_hashes`] of `(key, value)` pairs: each key is
+    /// hashed with [`hash_key`]. Read it back with [`Retrieval::get_key`].
+    ///
+    /// Keys are byte strings of any type (`&str`, `String`, `&[u8]`,
+    /// `Vec<u8>`, ...), so a `HashMap<String, u64>` or a `BTreeMap`
+    /// iterated by reference serves as it is. As for hashes, the same key
+    /// twice with the same value is one key, and with different values
+    /// [`Error::ConflictingValues`]; a value of `value_bits` bits or more,
+    /// [`Error::ValueTooWide`].
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use ribbon_kernel::Retrieval;
+    ///
+    /// let shard_of: BTreeMap<&str, u64> = [("alice", 3), ("bob", 0), ("carol", 7)].into();
+    /// let map = Retrieval::from_keys(shard_of.iter().map(|(k, &v)| (k, v)), 3)?;
+    /// assert_eq!(map.get_key("carol"), 7);
+    ///
+    /// let clash = Retrieval::from_keys([("bob", 1), ("bob", 2)], 3);
+    /// assert!(matches!(clash, Err(ribbon_kernel::Error::ConflictingValues)));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn from_keys<I, K>(pairs: I, value_bits: u32) -> Result<Retrieval, Error>
+    where
+        I: IntoIterator<Item = (K, u64)>,
+        K: AsRef<[u8]>,
+    {
+        let (hashes, values) = hash_pairs(pairs);
+        Retrieval::from_hashes(&hashes, &values, value_bits)
+    }
+
+    /// [`Retrieval::build`] of `(key, value)` pairs, each key hashed with
+    /// [`hash_key`] (see [`Retrieval::from_keys`]), for a plan of another
+    /// width or kind.
+    pub fn build_keys<I, K>(plan: &RetrievalPlan, pairs: I) -> Result<Retrieval, Error>
+    where
+        I: IntoIterator<Item = (K, u64)>,
+        K: AsRef<[u8]>,
+    {
+        let (hashes, values) = hash_pairs(pairs);
+        Retrieval::build(plan, &hashes, &values)
+    }
+}
+
+/// The hashes ([`hash_key`]) and the values of `pairs`, in order.
+fn hash_pairs<I, K>(pairs: I) -> (Vec<u64>, Vec<u64>)
+where
+    I: IntoIterator<Item = (K, u64)>,
+    K: AsRef<[u8]>,
+{
+    pairs
+        .into_iter()
+        .map(|(k, v)| (hash_key(k.as_ref()), v))
+        .unzip()
 }
 
 impl<B: AsRef<[u8]>> Retrieval<B> {
@@ -112,6 +168,13 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
     #[inline]
     pub fn get(&self, hash: u64) -> u64 {
         self.state.get(self.checked_bytes(), hash)
+    }
+
+    /// The value of `key`: [`Retrieval::get`] of [`hash_key`]`(key)`
+    /// (see [`RetrievalRef::get_key`]).
+    #[inline]
+    pub fn get_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> u64 {
+        self.get(hash_key(key.as_ref()))
     }
 
     /// Every hash's value into `out` (see [`RetrievalRef::get_batch`]).

@@ -748,6 +748,29 @@ impl<'a> RetrievalRef<'a> {
         self.state.get(self.bytes, hash)
     }
 
+    /// The value of `key`: [`RetrievalRef::get`] of
+    /// [`crate::hash_key`]`(key)`, for structures built from keys hashed
+    /// with it (as `Retrieval::from_keys` hashes them). `key` is anything
+    /// that is bytes (`&[u8]`, `&str`, `&[u8; N]`, ...).
+    ///
+    /// ```
+    /// use ribbon_kernel::{RetrievalPlan, RetrievalRef, Width, hash_keys};
+    ///
+    /// let keys = ["red", "green", "blue"];
+    /// let mut hashes = [0u64; 3];
+    /// hash_keys(&keys, &mut hashes)?;
+    /// let plan = RetrievalPlan::new(Width::W64, 3, 2)?;
+    /// let (mut scratch, mut out) = (vec![0u64; plan.scratch_words()], vec![0u8; plan.retrieval_bytes()]);
+    /// let map: RetrievalRef<'_> = plan.build(&hashes, &[0, 1, 2], &mut scratch, &mut out)?;
+    /// assert_eq!(map.get_key("green"), 1);
+    /// assert_eq!(map.get_key(b"blue"), 2);
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    #[inline]
+    pub fn get_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> u64 {
+        self.get(crate::key_hash::hash_key(key.as_ref()))
+    }
+
     /// The value of every hash into `out`, which must be as long as
     /// `hashes` ([`Error::LengthMismatch`] otherwise).
     pub fn get_batch(&self, hashes: &[u64], out: &mut [u64]) -> Result<(), Error> {

@@ -1,0 +1,204 @@
+//! The conveniences over the core API (issue 40): queries and builds by
+//! key (`hash_key` inside), conversions, counts and FP rates. Each is
+//! checked against the hash-level call it stands for.
+
+mod common;
+
+use common::KINDS;
+use ribbon_kernel::{
+    AddOutcome, Error, Filter, FilterRef, Kind, Plan, Retrieval, RetrievalPlan, RetrievalRef,
+    Width, hash_key, hash_keys,
+};
+
+/// `n` distinct keys of several lengths (1 to 40 bytes, so that the key
+/// hash takes each of its short paths).
+fn keys(n: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| {
+            let len = 1 + i % 40;
+            let mut key = format!("key-{i}-").into_bytes();
+            key.resize(len.max(key.len()), b'.');
+            key
+        })
+        .collect()
+}
+
+fn hashed(keys: &[Vec<u8>]) -> Vec<u64> {
+    keys.iter().map(|k| hash_key(k)).collect()
+}
+
+/// Keys that are not among [`keys`].
+fn others(n: usize) -> Vec<Vec<u8>> {
+    (0..n).map(|i| format!("other {i}").into_bytes()).collect()
+}
+
+#[test]
+fn contains_key_is_contains_of_hash_key() {
+    let members = keys(600);
+    let hashes = hashed(&members);
+    for kind in KINDS {
+        let plan = Plan::new(kind, Width::W64, hashes.len(), 6_000).unwrap();
+        let filter = Filter::build(&plan, &hashes).unwrap();
+        let view = filter.view();
+        assert!(members.iter().all(|k| filter.contains_key(k)), "{kind:?}");
+        assert!(members.iter().all(|k| view.contains_key(k)), "{kind:?}");
+        // Non-members: the same answer as the hash query, yes or no (some
+        // of both at 6 bits per key).
+        let mut yes = 0;
+        for k in others(2_000) {
+            let expected = filter.contains(hash_key(&k));
+            assert_eq!(filter.contains_key(&k), expected, "{kind:?}");
+            assert_eq!(view.contains_key(k.as_slice()), expected, "{kind:?}");
+            yes += usize::from(expected);
+        }
+        assert!(yes > 0 && yes < 200, "{kind:?}: {yes} of 2000");
+    }
+}
+
+#[test]
+fn keys_of_every_byte_type() {
+    let filter = Filter::from_keys(["apple", "banana"], 1000).unwrap();
+    let owned = String::from("apple");
+    let bytes: Vec<u8> = b"banana".to_vec();
+    assert!(filter.contains_key("apple"));
+    assert!(filter.contains_key(&owned));
+    assert!(filter.contains_key(b"banana"));
+    assert!(filter.contains_key(&bytes));
+    assert!(filter.contains_key(&bytes[..]));
+    assert_eq!(
+        filter.contains_key("cherry"),
+        filter.contains(hash_key(b"cherry"))
+    );
+}
+
+#[test]
+fn from_keys_is_from_hashes_of_hash_key() {
+    let members = keys(1_000);
+    let hashes = hashed(&members);
+    // Any iterator of byte strings: borrowed, owned, `&str`.
+    let a = Filter::from_keys(&members, 256).unwrap();
+    let b = Filter::from_keys(members.clone(), 256).unwrap();
+    let strings: Vec<String> = members
+        .iter()
+        .map(|k| String::from_utf8(k.clone()).unwrap())
+        .collect();
+    let c = Filter::from_keys(strings.iter().map(String::as_str), 256).unwrap();
+    let expected = Filter::from_hashes(&hashes, 256).unwrap();
+    assert_eq!(a, expected);
+    assert_eq!(b, expected);
+    assert_eq!(c, expected);
+
+    for kind in KINDS {
+        let plan = Plan::new(kind, Width::W128, members.len(), 9_000).unwrap();
+        let by_keys = Filter::build_keys(&plan, &members).unwrap();
+        assert_eq!(by_keys, Filter::build(&plan, &hashes).unwrap(), "{kind:?}");
+        assert!(members.iter().all(|k| by_keys.contains_key(k)));
+    }
+}
+
+#[test]
+fn repeated_keys_take_one_place() {
+    // Every key three times: every one answers yes, and the count is of
+    // the keys given (as for repeated hashes).
+    let members = keys(300);
+    let repeated: Vec<&Vec<u8>> = members.iter().chain(&members).chain(&members).collect();
+    for kind in KINDS {
+        let plan = Plan::new(kind, Width::W64, repeated.len(), 8_000).unwrap();
+        let filter = Filter::build_keys(&plan, &repeated).unwrap();
+        assert!(members.iter().all(|k| filter.contains_key(k)), "{kind:?}");
+        assert_eq!(filter.num_keys(), 900);
+    }
+    // Streamed: the repeats are redundant.
+    let plan = Plan::new(Kind::Standard, Width::W64, 900, 8_000).unwrap();
+    let mut scratch = vec![0u64; plan.banding_scratch_words()];
+    let mut banding = plan.banding(&mut scratch).unwrap();
+    let outcomes: Vec<AddOutcome> = repeated.iter().map(|k| banding.add_key(k)).collect();
+    assert!(outcomes[300..].iter().all(|&o| o == AddOutcome::Redundant));
+}
+
+#[test]
+fn add_key_is_add_of_hash_key() {
+    let members = keys(500);
+    let hashes = hashed(&members);
+    for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
+        let plan = Plan::new(kind, Width::W64, hashes.len(), 7_000).unwrap();
+        let mut out_keys = vec![0u8; plan.filter_bytes()];
+        let mut out_hashes = vec![0u8; plan.filter_bytes()];
+        let mut scratch = vec![0u64; plan.banding_scratch_words()];
+        let mut banding = plan.banding(&mut scratch).unwrap();
+        for k in &members {
+            banding.add_key(k);
+        }
+        let by_keys = banding.finish(&mut out_keys).unwrap().as_bytes().to_vec();
+        let mut banding = plan.banding(&mut scratch).unwrap();
+        banding.add_all(&hashes).unwrap();
+        banding.finish(&mut out_hashes).unwrap();
+        assert_eq!(by_keys, out_hashes, "{kind:?}");
+    }
+}
+
+#[test]
+fn hash_keys_then_build_needs_no_allocator() {
+    // The no-allocation path from keys: hash into a caller buffer.
+    let members = ["red", "green", "blue", "cyan"];
+    let mut hashes = [0u64; 4];
+    hash_keys(&members, &mut hashes).unwrap();
+    let plan = Plan::new(Kind::Homogeneous, Width::W64, 4, 10_000).unwrap();
+    let mut scratch = [0u64; 512];
+    assert!(plan.scratch_words() <= scratch.len());
+    let mut out = [0u8; 256];
+    let filter = plan.build(&hashes, &mut scratch, &mut out).unwrap();
+    assert!(members.iter().all(|k| filter.contains_key(k)));
+}
+
+#[test]
+fn get_key_is_get_of_hash_key() {
+    let members = keys(2_000);
+    let values: Vec<u64> = (0..members.len() as u64).map(|i| i * 7 % 32).collect();
+    let pairs = members.iter().zip(values.iter().copied());
+    let map = Retrieval::from_keys(pairs.clone(), 5).unwrap();
+    let expected = Retrieval::from_hashes(&hashed(&members), &values, 5).unwrap();
+    assert_eq!(map, expected);
+    let view: RetrievalRef<'_> = map.view();
+    for (k, v) in pairs {
+        assert_eq!(map.get_key(k), v);
+        assert_eq!(view.get_key(k.as_slice()), v);
+    }
+    for k in others(100) {
+        assert_eq!(map.get_key(&k), map.get(hash_key(&k)));
+    }
+    for kind in [Kind::Standard, Kind::Bumped] {
+        let plan = RetrievalPlan::new(Width::W64, members.len(), 5)
+            .unwrap()
+            .with_kind(kind)
+            .unwrap();
+        let pairs = members.iter().zip(values.iter().copied());
+        let built = Retrieval::build_keys(&plan, pairs).unwrap();
+        assert_eq!(
+            built,
+            Retrieval::build(&plan, &hashed(&members), &values).unwrap()
+        );
+    }
+}
+
+#[test]
+fn retrieval_keys_repeat_or_conflict_as_hashes_do() {
+    let same = Retrieval::from_keys([("a", 1), ("b", 2), ("a", 1)], 2).unwrap();
+    assert_eq!((same.get_key("a"), same.get_key("b")), (1, 2));
+    assert_eq!(
+        Retrieval::from_keys([("a", 1), ("b", 2), ("a", 3)], 2),
+        Err(Error::ConflictingValues)
+    );
+    assert_eq!(
+        Retrieval::from_keys([("a", 4)], 2),
+        Err(Error::ValueTooWide { index: 0 })
+    );
+}
+
+#[test]
+fn views_answer_keys_without_an_owner() {
+    let filter = Filter::from_keys(["x", "y"], 100).unwrap();
+    let bytes = filter.as_bytes().to_vec();
+    let view = FilterRef::from_bytes(&bytes).unwrap();
+    assert!(view.contains_key("x") && view.contains_key("y"));
+}
