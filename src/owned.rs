@@ -1,5 +1,8 @@
 //! `Filter`: the owning twin of [`FilterRef`] (feature `alloc`).
 
+use alloc::boxed::Box;
+#[cfg(target_has_atomic = "ptr")]
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -57,6 +60,11 @@ impl<B: AsRef<[u8]>> core::fmt::Debug for Filter<B> {
 }
 
 impl Filter {
+    /// The FP rate `TryFrom<&[u64]>` builds for: at most 1 in 256, the
+    /// rate of an 8-bit fingerprint (as `xorf`'s `BinaryFuse8`, whose
+    /// `TryFrom<&[u64]>` this mirrors), at about 9 bits per key.
+    pub const DEFAULT_ONE_IN: u64 = 256;
+
     /// Builds a filter from `hashes` with `plan`, allocating the scratch
     /// (freed before returning) and the filter bytes.
     ///
@@ -269,6 +277,70 @@ impl TryFrom<Vec<u8>> for Filter {
     /// [`Filter::from_bytes`].
     fn try_from(bytes: Vec<u8>) -> Result<Filter, Error> {
         Filter::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<Box<[u8]>> for Filter<Box<[u8]>> {
+    type Error = Error;
+
+    /// [`Filter::from_bytes`].
+    fn try_from(bytes: Box<[u8]>) -> Result<Filter<Box<[u8]>>, Error> {
+        Filter::from_bytes(bytes)
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl TryFrom<Arc<[u8]>> for Filter<Arc<[u8]>> {
+    type Error = Error;
+
+    /// [`Filter::from_bytes`]: bytes shared with other owners, no copy.
+    fn try_from(bytes: Arc<[u8]>) -> Result<Filter<Arc<[u8]>>, Error> {
+        Filter::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<&[u64]> for Filter {
+    type Error = Error;
+
+    /// Builds a filter of these key hashes with an FP rate of at most
+    /// 1 in [`Filter::DEFAULT_ONE_IN`] (256):
+    /// [`Filter::from_hashes`]`(hashes, 256)`.
+    ///
+    /// ```
+    /// use ribbon_kernel::Filter;
+    ///
+    /// let hashes: Vec<u64> = (0..1000u64).map(|i| ribbon_kernel::hash_key(&i.to_le_bytes())).collect();
+    /// let filter = Filter::try_from(hashes.as_slice())?;
+    /// assert!(hashes.iter().all(|&h| filter.contains(h)));
+    /// let same: Filter = (&hashes).try_into()?;
+    /// assert_eq!(filter, same);
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    fn try_from(hashes: &[u64]) -> Result<Filter, Error> {
+        Filter::from_hashes(hashes, Filter::DEFAULT_ONE_IN)
+    }
+}
+
+impl TryFrom<&Vec<u64>> for Filter {
+    type Error = Error;
+
+    /// `Filter::try_from(hashes.as_slice())`.
+    fn try_from(hashes: &Vec<u64>) -> Result<Filter, Error> {
+        Filter::try_from(hashes.as_slice())
+    }
+}
+
+impl<'a, B: AsRef<[u8]>> From<&'a Filter<B>> for FilterRef<'a> {
+    /// [`Filter::view`].
+    fn from(filter: &'a Filter<B>) -> FilterRef<'a> {
+        filter.view()
+    }
+}
+
+impl From<Filter> for Vec<u8> {
+    /// [`Filter::into_bytes`]: the serialized bytes, no copy.
+    fn from(filter: Filter) -> Vec<u8> {
+        filter.into_bytes()
     }
 }
 

@@ -1,5 +1,8 @@
 //! `Retrieval`: the owning twin of [`RetrievalRef`] (feature `alloc`).
 
+use alloc::boxed::Box;
+#[cfg(target_has_atomic = "ptr")]
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -232,6 +235,39 @@ impl TryFrom<Vec<u8>> for Retrieval {
     /// [`Retrieval::from_bytes`].
     fn try_from(bytes: Vec<u8>) -> Result<Retrieval, Error> {
         Retrieval::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<Box<[u8]>> for Retrieval<Box<[u8]>> {
+    type Error = Error;
+
+    /// [`Retrieval::from_bytes`].
+    fn try_from(bytes: Box<[u8]>) -> Result<Retrieval<Box<[u8]>>, Error> {
+        Retrieval::from_bytes(bytes)
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl TryFrom<Arc<[u8]>> for Retrieval<Arc<[u8]>> {
+    type Error = Error;
+
+    /// [`Retrieval::from_bytes`]: bytes shared with other owners, no copy.
+    fn try_from(bytes: Arc<[u8]>) -> Result<Retrieval<Arc<[u8]>>, Error> {
+        Retrieval::from_bytes(bytes)
+    }
+}
+
+impl<'a, B: AsRef<[u8]>> From<&'a Retrieval<B>> for RetrievalRef<'a> {
+    /// [`Retrieval::view`].
+    fn from(map: &'a Retrieval<B>) -> RetrievalRef<'a> {
+        map.view()
+    }
+}
+
+impl From<Retrieval> for Vec<u8> {
+    /// [`Retrieval::into_bytes`]: the serialized bytes, no copy.
+    fn from(map: Retrieval) -> Vec<u8> {
+        map.into_bytes()
     }
 }
 

@@ -202,3 +202,54 @@ fn views_answer_keys_without_an_owner() {
     let view = FilterRef::from_bytes(&bytes).unwrap();
     assert!(view.contains_key("x") && view.contains_key("y"));
 }
+
+#[test]
+fn try_from_hashes_builds_for_one_in_256() {
+    let hashes = common::hashes(1, 20_000);
+    let filter = Filter::try_from(hashes.as_slice()).unwrap();
+    assert_eq!(filter, Filter::from_hashes(&hashes, 256).unwrap());
+    assert_eq!(Filter::DEFAULT_ONE_IN, 256);
+    let from_vec: Filter = (&hashes).try_into().unwrap();
+    assert_eq!(from_vec, filter);
+    assert!(hashes.iter().all(|&h| filter.contains(h)));
+    // The planned rate: the columns give at most 1 in 256 (Homogeneous
+    // keeps a margin), in about 9 bits per key.
+    let view = filter.view();
+    assert!(view.column_fp_ppt() <= 1_000_000_000_000 / 256);
+    assert!((8_500..9_700).contains(&view.millibits_per_key()));
+    // An empty set is a filter too, which matches nothing.
+    let empty = Filter::try_from(&[][..]).unwrap();
+    assert!(!empty.contains(7));
+}
+
+#[test]
+fn owners_and_views_convert() {
+    let filter = Filter::from_keys(["a", "b", "c"], 100).unwrap();
+    let view: FilterRef<'_> = (&filter).into();
+    assert_eq!(view.as_bytes(), filter.as_bytes());
+    let boxed: Box<[u8]> = filter.as_bytes().into();
+    let from_box = Filter::try_from(boxed).unwrap();
+    let shared: std::sync::Arc<[u8]> = filter.as_bytes().into();
+    let from_arc = Filter::try_from(shared.clone()).unwrap();
+    assert!(from_box.contains_key("b") && from_arc.contains_key("c"));
+    assert_eq!(from_box, from_arc);
+    let bytes: Vec<u8> = filter.clone().into();
+    assert_eq!(bytes, filter.as_bytes());
+    // Bad bytes are refused by every owner.
+    let cut: Box<[u8]> = bytes[..bytes.len() - 1].into();
+    assert!(Filter::try_from(cut).is_err());
+    let cut: std::sync::Arc<[u8]> = bytes[..bytes.len() - 1].into();
+    assert!(Filter::try_from(cut).is_err());
+
+    let map = Retrieval::from_keys([("a", 1u64), ("b", 0)], 1).unwrap();
+    let view: RetrievalRef<'_> = (&map).into();
+    assert_eq!(view.get_key("a"), 1);
+    let boxed: Box<[u8]> = map.as_bytes().into();
+    assert_eq!(Retrieval::try_from(boxed).unwrap().get_key("a"), 1);
+    let shared: std::sync::Arc<[u8]> = map.as_bytes().into();
+    assert_eq!(Retrieval::try_from(shared).unwrap().get_key("b"), 0);
+    let bytes: Vec<u8> = map.clone().into();
+    assert_eq!(bytes, map.as_bytes());
+    let cut: Box<[u8]> = bytes[1..].into();
+    assert!(Retrieval::try_from(cut).is_err());
+}
