@@ -229,6 +229,18 @@ impl<'a> FilterRef<'a> {
         self.state.num_keys
     }
 
+    /// The number of keys the filter was built from, repeats included: the
+    /// same count as [`FilterRef::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the filter was built from no keys (it then matches no hash).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
+    }
+
     /// Number of slots `m` (for [`Kind::Bumped`], of all layers).
     pub fn num_slots(&self) -> usize {
         if self.state.bumped.is_some() {

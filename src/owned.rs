@@ -114,7 +114,7 @@ impl Filter {
     /// `Vec<u8>`, `[u8; N]`, ...). Repeats are allowed: a key given twice
     /// takes one place in the filter (its second equation is redundant),
     /// but the plan is sized for every key given and
-    /// [`Filter::num_keys`] counts them all; remove repeats first where
+    /// [`Filter::len`] counts them all; remove repeats first where
     /// they are many. The hashes take 8 bytes per key until the build returns;
     /// without an allocator, hash into a buffer of your own
     /// ([`crate::hash_keys`]) and [`Plan::build`], or stream keys into a
@@ -244,6 +244,18 @@ impl<B: AsRef<[u8]>> Filter<B> {
     /// Number of key hashes the filter was built from (duplicates included).
     pub fn num_keys(&self) -> u64 {
         self.validated.num_keys
+    }
+
+    /// The number of keys the filter was built from, repeats included: the
+    /// same count as [`Filter::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the filter was built from no keys (it then matches no hash).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
     }
 
     /// The serialized bytes.

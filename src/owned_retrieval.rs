@@ -206,6 +206,18 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
         self.view().num_keys()
     }
 
+    /// The number of keys the structure was built from, repeats included: the
+    /// same count as [`Retrieval::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the structure was built from no keys (every hash then has the value 0).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
+    }
+
     /// The serialized bytes.
     pub fn as_bytes(&self) -> &[u8] {
         self.checked_bytes()

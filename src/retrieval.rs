@@ -808,6 +808,18 @@ impl<'a> RetrievalRef<'a> {
         self.state.num_keys
     }
 
+    /// The number of keys the structure was built from, repeats included: the
+    /// same count as [`RetrievalRef::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the structure was built from no keys (every hash then has the value 0).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
+    }
+
     /// The ribbon width.
     pub fn width(&self) -> Width {
         self.state.parts.geometry.width

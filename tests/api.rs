@@ -253,3 +253,38 @@ fn owners_and_views_convert() {
     let cut: Box<[u8]> = bytes[1..].into();
     assert!(Retrieval::try_from(cut).is_err());
 }
+
+#[test]
+fn len_counts_the_keys_given() {
+    for n in [0usize, 1, 5, 1_000] {
+        let hashes = common::hashes(2, n);
+        for kind in KINDS {
+            let plan = Plan::new(kind, Width::W64, n, 8_000).unwrap();
+            let filter = Filter::build(&plan, &hashes).unwrap();
+            assert_eq!(filter.len(), n, "{kind:?}");
+            assert_eq!(filter.view().len(), n);
+            assert_eq!(filter.is_empty(), n == 0);
+            assert_eq!(filter.view().is_empty(), n == 0);
+            assert_eq!(filter.len() as u64, filter.num_keys());
+        }
+        let values: Vec<u64> = hashes.iter().map(|h| h & 1).collect();
+        for kind in [Kind::Standard, Kind::Bumped] {
+            let plan = RetrievalPlan::new(Width::W128, n, 1)
+                .unwrap()
+                .with_kind(kind)
+                .unwrap();
+            let map = Retrieval::build(&plan, &hashes, &values).unwrap();
+            assert_eq!((map.len(), map.view().len()), (n, n), "{kind:?}");
+            assert_eq!(map.is_empty(), n == 0);
+            assert_eq!(map.view().is_empty(), n == 0);
+            if n == 0 {
+                assert_eq!(map.get(12345), 0);
+            }
+        }
+    }
+    // Repeats count, as the header records them.
+    let filter = Filter::from_keys(["a", "a", "b"], 100).unwrap();
+    assert_eq!(filter.len(), 3);
+    let empty = Filter::from_keys(Vec::<&str>::new(), 100).unwrap();
+    assert!(empty.is_empty() && !empty.contains_key(""));
+}
