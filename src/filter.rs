@@ -3,6 +3,7 @@
 use crate::backend::Backend;
 use crate::bumped_layout;
 use crate::error::Error;
+use crate::fp::FpRate;
 use crate::hash::Equation;
 use crate::key_hash::hash_key;
 use crate::layered::ViewState;
@@ -333,6 +334,39 @@ impl<'a> FilterRef<'a> {
             return self.column_fp_ppt();
         }
         crate::fp::estimated_fp_ppt(&self.state.parts.geometry, self.payload)
+    }
+
+    /// The false-positive rate the filter's columns give, as an
+    /// [`FpRate`] (its accessors name their unit): exact for the Standard
+    /// kinds and [`Kind::Bumped`], a lower bound for Homogeneous Ribbon
+    /// (whose rate is slightly higher: [`FilterRef::estimated_fp_rate`]);
+    /// zero for an empty filter, which matches nothing. Unlike
+    /// [`FilterRef::column_fp_ppt`], rates below 10^-12 are not rounded
+    /// to zero.
+    pub fn column_fp_rate(&self) -> FpRate {
+        FpRate::from_scaled(self.state.parts.geometry.column_fp_scaled())
+    }
+
+    /// The filter's FP rate as measured from its bytes, as an [`FpRate`]:
+    /// [`FilterRef::estimated_fp_ppt`] in finer units (it reads the whole
+    /// payload too, so call it once per filter).
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, FpRate};
+    ///
+    /// let hashes: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// let filter = Filter::from_hashes(&hashes, 100)?;
+    /// let rate = filter.view().estimated_fp_rate();
+    /// assert!(rate <= FpRate::from_one_in(100));
+    /// println!("{rate} ({} ppm)", rate.parts_per_million()); // "1 in 1xx (...)"
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn estimated_fp_rate(&self) -> FpRate {
+        if self.state.bumped.is_some() {
+            return self.column_fp_rate();
+        }
+        let scaled = crate::fp::estimated_fp_scaled(&self.state.parts.geometry, self.payload);
+        FpRate::from_scaled(scaled)
     }
 
     /// The equation `hash` contributes to this filter's system (for

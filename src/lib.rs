@@ -188,6 +188,7 @@ pub use backend::Backend;
 pub use band::{AddOutcome, Banding};
 pub use error::Error;
 pub use filter::FilterRef;
+pub use fp::FpRate;
 pub use hash::Equation;
 pub use key_hash::{hash_key, hash_key_with_seed, hash_keys};
 pub use layout::{HEADER_BYTES, Kind, Width};

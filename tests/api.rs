@@ -288,3 +288,93 @@ fn len_counts_the_keys_given() {
     let empty = Filter::from_keys(Vec::<&str>::new(), 100).unwrap();
     assert!(empty.is_empty() && !empty.contains_key(""));
 }
+
+#[test]
+fn fp_rate_agrees_with_the_ppt_accessors() {
+    use ribbon_kernel::FpRate;
+    let hashes = common::hashes(3, 3_000);
+    for kind in KINDS {
+        for millibits in [1_500, 6_300, 8_000, 13_700] {
+            let plan = Plan::new(kind, Width::W64, hashes.len(), millibits).unwrap();
+            let close = |a: u64, b: u64| a.abs_diff(b) <= 2 + b / 1_000_000_000;
+            let rate = plan.column_fp_rate();
+            assert!(
+                close(rate.parts_per_trillion(), plan.column_fp_ppt()),
+                "{kind:?} {millibits}: {rate:?}"
+            );
+            let filter = Filter::build(&plan, &hashes).unwrap();
+            let view = filter.view();
+            let (column, estimated) = (view.column_fp_rate(), view.estimated_fp_rate());
+            assert!(
+                close(column.parts_per_trillion(), view.column_fp_ppt()),
+                "{kind:?} {millibits}"
+            );
+            assert!(
+                close(estimated.parts_per_trillion(), view.estimated_fp_ppt()),
+                "{kind:?} {millibits}"
+            );
+            assert!(estimated >= column);
+            // The units agree with each other.
+            let ppm = column.parts_per_million();
+            assert_eq!(ppm, (column.parts_per_trillion() + 500_000) / 1_000_000);
+            let one_in = column.one_in().unwrap();
+            assert!(
+                FpRate::from_one_in(one_in + 1) <= column
+                    && column <= FpRate::from_one_in(one_in - 1)
+            );
+        }
+    }
+}
+
+#[test]
+fn fp_rate_resolves_what_ppt_rounds_to_zero() {
+    use ribbon_kernel::FpRate;
+    // 50 columns: 2^-50, below one part per trillion.
+    let plan = Plan::for_fp_rate(Kind::Standard, Width::W128, 1_000, 1 << 50).unwrap();
+    assert_eq!(plan.column_fp_ppt(), 0);
+    let rate = plan.column_fp_rate();
+    assert!(rate > FpRate::ZERO);
+    assert!(rate <= FpRate::from_one_in(1 << 50));
+    assert_eq!(rate.parts_per_trillion(), 0);
+    // 64 columns in every block: 2^-64, the finest rate, still not zero.
+    let plan = Plan::for_fp_rate(Kind::Standard, Width::W128, 1_000, u64::MAX).unwrap();
+    assert_eq!(plan.lower_columns(), 64);
+    assert_eq!(plan.column_fp_rate().per_2_pow_64(), 1);
+    assert_eq!(plan.column_fp_rate().one_in(), Some(u64::MAX));
+    // No keys: zero, which matches nothing.
+    let empty = Filter::from_hashes(&[], 100).unwrap();
+    assert_eq!(empty.view().column_fp_rate(), FpRate::ZERO);
+    assert_eq!(empty.view().estimated_fp_rate().one_in(), None);
+    assert_eq!(FpRate::ZERO.to_string(), "0");
+}
+
+#[test]
+fn fp_rate_units() {
+    use ribbon_kernel::FpRate;
+    assert_eq!(FpRate::from_one_in(256).per_2_pow_64(), 1 << 56);
+    assert_eq!(FpRate::from_one_in(256).one_in(), Some(256));
+    assert_eq!(FpRate::from_one_in(100).parts_per_million(), 10_000);
+    assert_eq!(
+        FpRate::from_one_in(100).parts_per_trillion(),
+        10_000_000_000
+    );
+    assert_eq!(
+        FpRate::from_parts_per_trillion(7_500_000_000).one_in(),
+        Some(133)
+    );
+    assert_eq!(
+        FpRate::from_parts_per_trillion(7_500_000_000).to_string(),
+        "1 in 133"
+    );
+    // Rates of one saturate rather than wrap.
+    assert_eq!(FpRate::from_one_in(1), FpRate::from_one_in(0));
+    assert_eq!(FpRate::from_one_in(1).one_in(), Some(1));
+    assert_eq!(FpRate::from_parts_per_trillion(u64::MAX).one_in(), Some(1));
+    assert_eq!(FpRate::from_one_in(u64::MAX).one_in(), Some(u64::MAX));
+    assert!(FpRate::from_one_in(1000) < FpRate::from_one_in(999));
+    let debug = format!("{:?}", FpRate::from_one_in(8));
+    assert!(
+        debug.contains("one_in: Some(8)") && debug.contains("125000000000"),
+        "{debug}"
+    );
+}
