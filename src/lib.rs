@@ -105,10 +105,11 @@
 //! | feature | default | adds |
 //! |---|---|---|
 //! | `std` | yes | `std::error::Error` for [`Error`]; implies `alloc` |
-//! | `alloc` | via `std` | [`Filter`], the owning twin of [`FilterRef`] |
+//! | `alloc` | via `std` | [`Filter`] and [`Retrieval`], the owning twins of [`FilterRef`] and [`RetrievalRef`] |
 //! | `capi` | no | the C ABI, [`ffi`][ffi-module] |
 //! | `staticlib` | no | `capi` plus the panic handler a C static library needs |
 //! | `rocksdb` | no | [`rocksdb`][rocksdb-module]: RocksDB's Ribbon and Bloom filter blocks |
+//! | `serde` | no | `Serialize` and `Deserialize` for [`FilterRef`], [`RetrievalRef`] (borrowed: zero-copy) and, with `alloc`, [`Filter`] and [`Retrieval`]: their bytes, validated when deserialized |
 //!
 //! Without default features the crate is `#![no_std]`, allocates nothing
 //! and uses no floating point (the `rocksdb` module does, as RocksDB's
@@ -169,6 +170,10 @@ mod owned_retrieval;
 #[cfg(feature = "capi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "capi")))]
 pub mod ffi;
+
+// `Serialize` and `Deserialize` for the views and the owning twins.
+#[cfg(feature = "serde")]
+mod serialize;
 
 #[cfg(feature = "rocksdb")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rocksdb")))]

@@ -378,3 +378,126 @@ fn fp_rate_units() {
         "{debug}"
     );
 }
+
+/// The `serde` feature: a JSON round trip of the owning twins, borrowed
+/// views from bytes a deserializer lends, and errors (never panics) for
+/// bytes that do not validate or cannot be borrowed.
+#[cfg(feature = "serde")]
+mod serde_support {
+    use super::*;
+    use serde::Deserialize;
+    use serde::de::value::{BorrowedBytesDeserializer, BytesDeserializer, Error as ValueError};
+
+    fn filter() -> Filter {
+        Filter::from_keys(keys(500), 100).unwrap()
+    }
+
+    fn retrieval() -> Retrieval {
+        let pairs = keys(500).into_iter().zip(0u64..);
+        Retrieval::from_keys(pairs.map(|(k, v)| (k, v % 8)), 3).unwrap()
+    }
+
+    #[test]
+    fn json_round_trip_of_the_owners() {
+        let filter = filter();
+        let json = serde_json::to_string(&filter).unwrap();
+        let back: Filter = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, filter);
+        assert!(keys(500).iter().all(|k| back.contains_key(k)));
+        // The bytes, whichever owner or view serializes them.
+        assert_eq!(serde_json::to_string(&filter.view()).unwrap(), json);
+        let shared = Filter::try_from(std::sync::Arc::<[u8]>::from(filter.as_bytes())).unwrap();
+        assert_eq!(serde_json::to_string(&shared).unwrap(), json);
+        assert_eq!(json, serde_json::to_string(filter.as_bytes()).unwrap());
+
+        let map = retrieval();
+        let json = serde_json::to_string(&map).unwrap();
+        let back: Retrieval = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, map);
+        assert_eq!(back.get_key(&keys(500)[42]), 42 % 8);
+        assert_eq!(serde_json::to_string(&map.view()).unwrap(), json);
+
+        // Inside a larger structure, as a storage engine would keep it.
+        let pair = (filter.clone(), map.clone());
+        let json = serde_json::to_string(&pair).unwrap();
+        let back: (Filter, Retrieval) = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, pair);
+    }
+
+    #[test]
+    fn views_borrow_the_bytes_at_any_alignment() {
+        let filter = filter();
+        // One byte in: the view's bytes start at an odd address.
+        let mut buffer = vec![0u8];
+        buffer.extend_from_slice(filter.as_bytes());
+        let bytes = &buffer[1..];
+        let view =
+            FilterRef::deserialize(BorrowedBytesDeserializer::<ValueError>::new(bytes)).unwrap();
+        assert_eq!(view.as_bytes().as_ptr(), bytes.as_ptr(), "no copy");
+        assert!(keys(500).iter().all(|k| view.contains_key(k)));
+
+        let map = retrieval();
+        let mut buffer = vec![0u8; 3];
+        buffer.extend_from_slice(map.as_bytes());
+        let bytes = &buffer[3..];
+        let view =
+            RetrievalRef::deserialize(BorrowedBytesDeserializer::<ValueError>::new(bytes)).unwrap();
+        assert_eq!(view.as_bytes().as_ptr(), bytes.as_ptr());
+        assert_eq!(view.get_key(&keys(500)[7]), 7);
+
+        // The owners take borrowed bytes too (copied).
+        let owned = Filter::deserialize(BorrowedBytesDeserializer::<ValueError>::new(
+            filter.as_bytes(),
+        ))
+        .unwrap();
+        assert_eq!(owned, filter);
+    }
+
+    #[test]
+    fn views_refuse_bytes_they_cannot_borrow() {
+        let filter = filter();
+        let json = serde_json::to_string(&filter).unwrap();
+        // JSON has no bytes to lend (a sequence of numbers).
+        let err = serde_json::from_str::<FilterRef<'_>>(&json).unwrap_err();
+        assert!(err.to_string().contains("borrowed"), "{err}");
+        let err = serde_json::from_str::<RetrievalRef<'_>>(&json).unwrap_err();
+        assert!(err.to_string().contains("borrowed"), "{err}");
+        // Bytes that live only for the call: the owner copies them.
+        let passing = || BytesDeserializer::<ValueError>::new(filter.as_bytes());
+        assert!(FilterRef::deserialize(passing()).is_err());
+        assert_eq!(Filter::deserialize(passing()).unwrap(), filter);
+    }
+
+    #[test]
+    fn bad_bytes_are_serde_errors() {
+        let filter = filter();
+        let mut flipped = filter.as_bytes().to_vec();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        let cut = &filter.as_bytes()[..100];
+        for bytes in [&flipped[..], cut, &[][..], &[0xff; 300][..]] {
+            let expected = FilterRef::from_bytes(bytes).unwrap_err();
+            let err = FilterRef::deserialize(BorrowedBytesDeserializer::<ValueError>::new(bytes))
+                .unwrap_err();
+            assert_eq!(err.to_string(), expected.to_string());
+            let err = Filter::deserialize(BorrowedBytesDeserializer::<ValueError>::new(bytes))
+                .unwrap_err();
+            assert_eq!(err.to_string(), expected.to_string());
+            let json = serde_json::to_string(bytes).unwrap();
+            assert!(serde_json::from_str::<Filter>(&json).is_err());
+            assert!(serde_json::from_str::<Retrieval>(&json).is_err());
+            assert!(
+                RetrievalRef::deserialize(BorrowedBytesDeserializer::<ValueError>::new(bytes))
+                    .is_err()
+            );
+        }
+        // A filter's bytes are no retrieval structure, and the reverse.
+        let json = serde_json::to_string(&filter).unwrap();
+        assert!(serde_json::from_str::<Retrieval>(&json).is_err());
+        let json = serde_json::to_string(&retrieval()).unwrap();
+        assert!(serde_json::from_str::<Filter>(&json).is_err());
+        // Not bytes at all.
+        assert!(serde_json::from_str::<Filter>("[1, 2, 300]").is_err());
+        assert!(serde_json::from_str::<Filter>("{\"a\": 1}").is_err());
+    }
+}
