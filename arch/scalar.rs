@@ -32,11 +32,23 @@ pub(crate) fn column_bits<W: Coeff>(
     from: usize,
     to: usize,
 ) -> Option<u64> {
+    // Written for unoptimized builds too, where this is the query
+    // (`Backend::detect` picks scalar code there): a `while` loop, words
+    // read by `Word::read_chunked` and columns by the concrete type's
+    // operators take no function call per column; optimized, the code is
+    // the same as a `for` loop over `Word::read_word` with `?`.
+    let (words, _) = payload.as_chunks::<8>();
     let mut bits = 0u64;
-    for j in from..to {
-        let lo = W::read_word(payload, p.lo_word + j)?;
-        let hi = W::read_word(payload, p.hi_word + j)?;
-        bits |= ((lo & p.c_lo) ^ (hi & p.c_hi)).parity() << (j & 63);
+    let mut j = from;
+    while j < to {
+        let (Some(lo), Some(hi)) = (
+            W::read_chunked(words, p.lo_word + j),
+            W::read_chunked(words, p.hi_word + j),
+        ) else {
+            return None;
+        };
+        bits |= W::select_parity(lo, p.c_lo, hi, p.c_hi) << (j & 63);
+        j += 1;
     }
     Some(bits)
 }
@@ -110,7 +122,8 @@ pub(crate) fn contains<W: Coeff, P: Probes<W>>(
 /// targets use the ring of [`generic::contains_batch`]: with no prefetch,
 /// keys expanded ahead still let the CPU overlap their loads (one key at a
 /// time was up to 1.3 times slower at 10^7 keys for w = 128). 32-bit
-/// targets answer one key at a time and keep the ring's stack.
+/// targets answer one key at a time and keep the ring's stack; so do
+/// unoptimized builds.
 #[inline(never)]
 pub(crate) fn contains_batch<W: Coeff, P: Probes<W>>(
     source: &P::Source,
@@ -118,7 +131,9 @@ pub(crate) fn contains_batch<W: Coeff, P: Probes<W>>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    if cfg!(target_pointer_width = "64") {
+    // Unoptimized builds (`build.rs`): the ring's bookkeeping costs more
+    // than it saves there.
+    if cfg!(target_pointer_width = "64") && !cfg!(ribbon_unoptimized) {
         // SAFETY: the scalar kernel uses no special instructions.
         unsafe { generic::contains_batch::<W, P, Scalar>(source, payload, hashes, out) };
         return;
@@ -139,7 +154,7 @@ pub(crate) fn get<W: Coeff, P: Probes<W>>(source: &P::Source, payload: &[u8], ha
 /// The values of `hashes` in a non-empty retrieval structure;
 /// `out.len() == hashes.len()`. As [`contains_batch`]: the ring of
 /// [`generic::get_batch`] on 64-bit targets, one key at a time on 32-bit
-/// ones.
+/// ones and in unoptimized builds.
 #[inline(never)]
 pub(crate) fn get_batch<W: Coeff, P: Probes<W>>(
     source: &P::Source,
@@ -147,7 +162,7 @@ pub(crate) fn get_batch<W: Coeff, P: Probes<W>>(
     hashes: &[u64],
     out: &mut [u64],
 ) {
-    if cfg!(target_pointer_width = "64") {
+    if cfg!(target_pointer_width = "64") && !cfg!(ribbon_unoptimized) {
         // SAFETY: the scalar kernel uses no special instructions.
         unsafe { generic::get_batch::<W, P, Scalar>(source, payload, hashes, out) };
         return;

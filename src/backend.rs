@@ -49,6 +49,11 @@ impl Backend {
     /// (SSE2 on x86_64 CPUs without AVX2, `simd128` on wasm32), then scalar.
     /// Detected once (CPUID/XGETBV on x86_64) and cached.
     pub fn detect() -> Backend {
+        if cfg!(ribbon_unoptimized) {
+            // Unoptimized, every SIMD intrinsic is a function call: the
+            // scalar kernel is the fastest (see `build.rs`).
+            return Backend::Scalar;
+        }
         let f = detect::features();
         if f.has(Features::AVX512) {
             Backend::Avx512

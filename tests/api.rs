@@ -501,3 +501,42 @@ mod serde_support {
         assert!(serde_json::from_str::<Filter>("{\"a\": 1}").is_err());
     }
 }
+
+/// Batches answer as single queries, for filters and retrieval of every
+/// kind and width. Also run unoptimized (`.ci/run`'s `unoptimized` step),
+/// where both take the scalar kernel's plain loops.
+#[test]
+fn batches_answer_as_single_queries() {
+    let members = common::hashes(4, 3_000);
+    let queries: Vec<u64> = members
+        .iter()
+        .copied()
+        .chain(common::hashes(5, 3_000))
+        .collect();
+    for width in common::WIDTHS {
+        for kind in KINDS {
+            let plan = Plan::new(kind, width, members.len(), 7_000).unwrap();
+            let filter = Filter::build(&plan, &members).unwrap();
+            let mut answers = vec![false; queries.len()];
+            filter.contains_batch(&queries, &mut answers).unwrap();
+            for (&h, &a) in queries.iter().zip(&answers) {
+                assert_eq!(a, filter.contains(h), "{kind:?} {width:?}");
+            }
+            assert!(answers[..members.len()].iter().all(|&a| a));
+        }
+        let values: Vec<u64> = members.iter().map(|h| h >> 59).collect();
+        for kind in [Kind::Standard, Kind::Bumped] {
+            let plan = RetrievalPlan::new(width, members.len(), 5)
+                .unwrap()
+                .with_kind(kind)
+                .unwrap();
+            let map = Retrieval::build(&plan, &members, &values).unwrap();
+            let mut got = vec![0u64; queries.len()];
+            map.get_batch(&queries, &mut got).unwrap();
+            for (&h, &v) in queries.iter().zip(&got) {
+                assert_eq!(v, map.get(h), "{kind:?} {width:?}");
+            }
+            assert_eq!(&got[..members.len()], &values[..]);
+        }
+    }
+}
