@@ -156,7 +156,9 @@ impl<'a> FilterRef<'a> {
 
     /// Whether `hash` may be in the set: always `true` for a key the filter
     /// was built from, `true` with the filter's FP rate otherwise.
-    #[inline]
+    // Compiled in this crate where debug assertions are on (see
+    // `owned::contains_in`), inlined into the caller in release builds.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub fn contains(&self, hash: u64) -> bool {
         self.state.one(self.bytes, self.payload, hash)
     }

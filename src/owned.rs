@@ -213,9 +213,7 @@ impl<B: AsRef<[u8]>> Filter<B> {
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
         // Not through `view`: no copy of the decoded state per query.
-        let bytes = self.checked_bytes();
-        let v = &self.validated;
-        v.one(bytes, v.payload(bytes), hash)
+        contains_in(&self.validated, self.bytes.as_ref(), hash)
     }
 
     /// Whether `key` may be in the set: [`Filter::contains`] of
@@ -267,6 +265,20 @@ impl<B: AsRef<[u8]>> Filter<B> {
     pub fn into_bytes(self) -> B {
         self.bytes
     }
+}
+
+/// [`Filter::contains`] once the owner has lent its bytes. Not generic,
+/// so that it is compiled in this crate, at this crate's opt-level:
+/// generic and `#[inline]` code is compiled in the caller's crate, so in
+/// a debug build with `[profile.dev.package.ribbon-kernel] opt-level = 3`
+/// the query would otherwise stay unoptimized. Inlined where debug
+/// assertions are off (release builds), as before.
+#[cfg_attr(not(debug_assertions), inline)]
+fn contains_in(v: &Validated, bytes: &[u8], hash: u64) -> bool {
+    if bytes.len() != v.filter_bytes() {
+        owner_changed_length();
+    }
+    v.one(bytes, v.payload(bytes), hash)
 }
 
 #[cold]

@@ -170,7 +170,7 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
     /// The value of `hash` (see [`RetrievalRef::get`]).
     #[inline]
     pub fn get(&self, hash: u64) -> u64 {
-        self.state.get(self.checked_bytes(), hash)
+        get_in(&self.state, self.bytes.as_ref(), hash)
     }
 
     /// The value of `key`: [`Retrieval::get`] of [`hash_key`]`(key)`
@@ -227,6 +227,17 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
     pub fn into_bytes(self) -> B {
         self.bytes
     }
+}
+
+/// [`Retrieval::get`] once the owner has lent its bytes: not generic, so
+/// that it is compiled in this crate at its own opt-level (see
+/// `owned::contains_in`); inlined where debug assertions are off.
+#[cfg_attr(not(debug_assertions), inline)]
+fn get_in(state: &RetrievalState, bytes: &[u8], hash: u64) -> u64 {
+    if bytes.len() != state.len() {
+        owner_changed_length();
+    }
+    state.get(bytes, hash)
 }
 
 #[cold]

@@ -743,7 +743,9 @@ impl<'a> RetrievalRef<'a> {
 
     /// The value of `hash`: the one it was built with for a key of the
     /// set, an arbitrary value below `2^value_bits` for any other hash.
-    #[inline]
+    // Compiled in this crate where debug assertions are on (see
+    // `owned::contains_in`), inlined into the caller in release builds.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub fn get(&self, hash: u64) -> u64 {
         self.state.get(self.bytes, hash)
     }
