@@ -37,7 +37,7 @@ pub(crate) fn column_bits<W: Coeff>(
     // read by `Word::read_chunked` and columns by the concrete type's
     // operators take no function call per column; optimized, the code is
     // the same as a `for` loop over `Word::read_word` with `?`.
-    let (words, _) = payload.as_chunks::<8>();
+    let words = W::chunks(payload);
     let mut bits = 0u64;
     let mut j = from;
     while j < to {

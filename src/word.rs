@@ -47,12 +47,16 @@ pub(crate) trait Word:
 
     /// Reads little-endian word `index` of `bytes` (`None` past the end).
     fn read_word(bytes: &[u8], index: usize) -> Option<Self>;
-    /// [`Word::read_word`] of bytes seen as 8-byte chunks
-    /// (`bytes.as_chunks::<8>().0`): the same word, read with a
-    /// comparison and indexing alone. The query's scalar kernel reads
-    /// with it: in an unoptimized build (a dependent's debug build) every
-    /// `checked_mul`, `get` and `?` is a function call.
-    fn read_chunked(words: &[[u8; 8]], index: usize) -> Option<Self>;
+    /// The bytes of one serialized word.
+    type Chunk: Copy;
+    /// `bytes` as whole words' bytes (any bytes past the last whole word
+    /// left out): what [`Word::read_chunked`] reads.
+    fn chunks(bytes: &[u8]) -> &[Self::Chunk];
+    /// [`Word::read_word`] of bytes seen as words ([`Word::chunks`]): the
+    /// same word, read with a comparison and an index alone. The query's
+    /// scalar kernel reads with it: in an unoptimized build (a dependent's
+    /// debug build) every `checked_mul`, `get` and `?` is a function call.
+    fn read_chunked(words: &[Self::Chunk], index: usize) -> Option<Self>;
     /// `parity((lo & c_lo) ^ (hi & c_hi))`, one column of a query, with
     /// the operators of the concrete type (in generic code each is a
     /// call in an unoptimized build).
@@ -111,6 +115,11 @@ impl Word for u64 {
     #[inline(always)]
     fn checked_shr(self, n: u32) -> Self {
         u64::checked_shr(self, n).unwrap_or(0)
+    }
+    type Chunk = [u8; 8];
+    #[inline(always)]
+    fn chunks(bytes: &[u8]) -> &[[u8; 8]] {
+        bytes.as_chunks::<8>().0
     }
     #[inline(always)]
     fn read_chunked(words: &[[u8; 8]], index: usize) -> Option<Self> {
@@ -212,13 +221,15 @@ impl Word for u128 {
     fn checked_shr(self, n: u32) -> Self {
         u128::checked_shr(self, n).unwrap_or(0)
     }
+    type Chunk = [u8; 16];
     #[inline(always)]
-    fn read_chunked(words: &[[u8; 8]], index: usize) -> Option<Self> {
-        // `index < len / 2`: `2 * index + 1` is in range, no overflow.
-        if index < words.len() / 2 {
-            let at = index * 2;
-            let low = u64::from_le_bytes(words[at]) as u128;
-            Some(low | (u64::from_le_bytes(words[at + 1]) as u128) << 64)
+    fn chunks(bytes: &[u8]) -> &[[u8; 16]] {
+        bytes.as_chunks::<16>().0
+    }
+    #[inline(always)]
+    fn read_chunked(words: &[[u8; 16]], index: usize) -> Option<Self> {
+        if index < words.len() {
+            Some(u128::from_le_bytes(words[index]))
         } else {
             None
         }
@@ -374,7 +385,7 @@ mod tests {
     fn query_words_agree<W: Word>(sample: impl Fn(u64) -> W) {
         let bytes: [u8; 72] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5a);
         for len in 0..=bytes.len() {
-            let (words, _) = bytes[..len].as_chunks::<8>();
+            let words = W::chunks(&bytes[..len]);
             for index in [0, 1, 2, 3, 4, 5, 8, 9, usize::MAX / 16, usize::MAX] {
                 assert_eq!(
                     W::read_chunked(words, index),
