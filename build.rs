@@ -14,6 +14,10 @@
 //!
 //! - `ribbon_host_build`: the target is the host (the C ABI test drives
 //!   cargo, cc and nm and cannot run from a cross-compiled test binary).
+//! - `ribbon_unoptimized`: this crate is compiled without optimization
+//!   (`opt-level = 0`, as in a dependent's debug build). The SIMD kernels'
+//!   intrinsics are then function calls, slower than the scalar kernel,
+//!   so `Backend::detect` picks scalar code.
 
 use std::env;
 use std::process::Command;
@@ -44,6 +48,7 @@ fn main() {
         "ribbon_avx512_kernels",
         "ribbon_neon_kernels",
         "ribbon_host_build",
+        "ribbon_unoptimized",
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
@@ -67,6 +72,11 @@ fn main() {
     }
     if arch == "aarch64" && var("CARGO_CFG_TARGET_ENDIAN") == "little" && has("neon") {
         println!("cargo::rustc-cfg=ribbon_neon_kernels");
+    }
+    // OPT_LEVEL is this package's own (a profile override included).
+    println!("cargo::rerun-if-env-changed=OPT_LEVEL");
+    if var("OPT_LEVEL") == "0" {
+        println!("cargo::rustc-cfg=ribbon_unoptimized");
     }
     // Tests that drive host tools (cargo, cc, nm) skip cross builds, whose
     // test binaries run under an emulator.

@@ -435,7 +435,9 @@ unsafe fn batch<W: Coeff, P: Probes<W>, K: QueryKernel<W>, E: Evaluation<W>>(
 ) {
     let probes = &P::new(source);
     let max_columns = probes.max_columns();
-    if cfg!(not(target_pointer_width = "64")) {
+    // 32-bit targets, and unoptimized builds (`build.rs`), where the
+    // ring's bookkeeping costs more than it saves.
+    if cfg!(not(target_pointer_width = "64")) || cfg!(ribbon_unoptimized) {
         for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
             // SAFETY: the caller guarantees the instruction set; the
             // probe is computed for this geometry.

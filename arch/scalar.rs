@@ -32,11 +32,23 @@ pub(crate) fn column_bits<W: Coeff>(
     from: usize,
     to: usize,
 ) -> Option<u64> {
+    // Written for unoptimized builds too, where this is the query
+    // (`Backend::detect` picks scalar code there): a `while` loop, words
+    // read by `Word::read_chunked` and columns by the concrete type's
+    // operators take no function call per column; optimized, the code is
+    // the same as a `for` loop over `Word::read_word` with `?`.
+    let words = W::chunks(payload);
     let mut bits = 0u64;
-    for j in from..to {
-        let lo = W::read_word(payload, p.lo_word + j)?;
-        let hi = W::read_word(payload, p.hi_word + j)?;
-        bits |= ((lo & p.c_lo) ^ (hi & p.c_hi)).parity() << (j & 63);
+    let mut j = from;
+    while j < to {
+        let (Some(lo), Some(hi)) = (
+            W::read_chunked(words, p.lo_word + j),
+            W::read_chunked(words, p.hi_word + j),
+        ) else {
+            return None;
+        };
+        bits |= W::select_parity(lo, p.c_lo, hi, p.c_hi) << (j & 63);
+        j += 1;
     }
     Some(bits)
 }

@@ -48,7 +48,19 @@ impl Backend {
     /// NEON, then portable SIMD where the build has vector registers for it
     /// (SSE2 on x86_64 CPUs without AVX2, `simd128` on wasm32), then scalar.
     /// Detected once (CPUID/XGETBV on x86_64) and cached.
+    ///
+    /// Where this crate is compiled without optimization (`opt-level = 0`,
+    /// as in a dependent's debug build without a profile override), it is
+    /// scalar: unoptimized, every SIMD intrinsic is a function call and
+    /// the scalar kernel is the fastest (two to three times the AVX-512
+    /// kernel there). The SIMD backends stay available to
+    /// [`Backend::force`] and the `with_backend` methods.
     pub fn detect() -> Backend {
+        if cfg!(ribbon_unoptimized) {
+            // Unoptimized, every SIMD intrinsic is a function call: the
+            // scalar kernel is the fastest (see `build.rs`).
+            return Backend::Scalar;
+        }
         let f = detect::features();
         if f.has(Features::AVX512) {
             Backend::Avx512

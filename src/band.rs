@@ -306,6 +306,28 @@ impl<'s> Banding<'s> {
         outcome
     }
 
+    /// Adds one key: [`Banding::add`] of [`crate::hash_key`]`(key)`, so
+    /// that the filter answers [`FilterRef::contains_key`]. A key added
+    /// twice is one key ([`AddOutcome::Redundant`] the second time).
+    ///
+    /// ```
+    /// use ribbon_kernel::{Kind, Plan, Width};
+    ///
+    /// let plan = Plan::new(Kind::Homogeneous, Width::W64, 100, 8_000)?;
+    /// let mut scratch = vec![0u64; plan.banding_scratch_words()];
+    /// let mut banding = plan.banding(&mut scratch)?;
+    /// for line in "to be or not to be".split(' ') {
+    ///     banding.add_key(line); // no allocation: keys stream in
+    /// }
+    /// let mut out = vec![0u8; plan.filter_bytes()];
+    /// let filter = banding.finish(&mut out)?;
+    /// assert!(filter.contains_key("not"));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn add_key<K: AsRef<[u8]> + ?Sized>(&mut self, key: &K) -> AddOutcome {
+        self.add(crate::key_hash::hash_key(key.as_ref()))
+    }
+
     /// Adds every hash in order. Stops at the first one that is not added
     /// ([`AddOutcome::Inconsistent`] or [`AddOutcome::Full`]) and returns
     /// its index; the keys before it stay added.

@@ -3,7 +3,9 @@
 use crate::backend::Backend;
 use crate::bumped_layout;
 use crate::error::Error;
+use crate::fp::FpRate;
 use crate::hash::Equation;
+use crate::key_hash::hash_key;
 #[cfg(feature = "capi")]
 use crate::layered::Opened;
 use crate::layered::ViewState;
@@ -151,9 +153,35 @@ impl<'a> FilterRef<'a> {
 
     /// Whether `hash` may be in the set: always `true` for a key the filter
     /// was built from, `true` with the filter's FP rate otherwise.
-    #[inline]
+    // Compiled in this crate where debug assertions are on (see
+    // `owned::contains_in`), inlined into the caller in release builds.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub fn contains(&self, hash: u64) -> bool {
         self.state.one(self.bytes, self.payload, hash)
+    }
+
+    /// Whether `key` may be in the set: [`FilterRef::contains`] of
+    /// [`hash_key`]`(key)`, for filters built from keys hashed with
+    /// [`hash_key`] (as `Filter::from_keys` and [`crate::Banding::add_key`]
+    /// hash them). `key` is anything that is bytes: `&[u8]`, `&str`,
+    /// `&[u8; N]`, `&Vec<u8>`, `&String`.
+    ///
+    /// ```
+    /// use ribbon_kernel::{FilterRef, Kind, Plan, Width, hash_keys};
+    ///
+    /// let keys = ["apple", "banana", "cherry"];
+    /// let mut hashes = [0u64; 3];
+    /// hash_keys(&keys, &mut hashes)?; // no allocator needed
+    /// let plan = Plan::new(Kind::Homogeneous, Width::W64, keys.len(), 10_000)?;
+    /// let (mut scratch, mut out) = (vec![0u64; plan.scratch_words()], vec![0u8; plan.filter_bytes()]);
+    /// let filter: FilterRef<'_> = plan.build(&hashes, &mut scratch, &mut out)?;
+    /// assert!(keys.iter().all(|k| filter.contains_key(k)));
+    /// assert!(filter.contains_key(b"banana"));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> bool {
+        self.contains(hash_key(key.as_ref()))
     }
 
     /// Queries every hash, writing one answer per hash into `out`, which must
@@ -199,6 +227,18 @@ impl<'a> FilterRef<'a> {
     /// Number of key hashes the filter was built from (duplicates included).
     pub fn num_keys(&self) -> u64 {
         self.state.num_keys
+    }
+
+    /// The number of keys the filter was built from, repeats included: the
+    /// same count as [`FilterRef::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the filter was built from no keys (it then matches no hash).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
     }
 
     /// Number of slots `m` (for [`Kind::Bumped`], of all layers).
@@ -293,6 +333,39 @@ impl<'a> FilterRef<'a> {
             self.state.bumped.is_some(),
             self.payload,
         )
+    }
+
+    /// The false-positive rate the filter's columns give, as an
+    /// [`FpRate`] (its accessors name their unit): exact for the Standard
+    /// kinds and [`Kind::Bumped`], a lower bound for Homogeneous Ribbon
+    /// (whose rate is slightly higher: [`FilterRef::estimated_fp_rate`]);
+    /// zero for an empty filter, which matches nothing. Unlike
+    /// [`FilterRef::column_fp_ppt`], rates below 10^-12 are not rounded
+    /// to zero.
+    pub fn column_fp_rate(&self) -> FpRate {
+        FpRate::from_scaled(self.state.parts.geometry.column_fp_scaled())
+    }
+
+    /// The filter's FP rate as measured from its bytes, as an [`FpRate`]:
+    /// [`FilterRef::estimated_fp_ppt`] in finer units (it reads the whole
+    /// payload too, so call it once per filter).
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, FpRate};
+    ///
+    /// let hashes: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// let filter = Filter::from_hashes(&hashes, 100)?;
+    /// let rate = filter.view().estimated_fp_rate();
+    /// assert!(rate <= FpRate::from_one_in(100));
+    /// println!("{rate} ({} ppm)", rate.parts_per_million()); // "1 in 1xx (...)"
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn estimated_fp_rate(&self) -> FpRate {
+        if self.state.bumped.is_some() {
+            return self.column_fp_rate();
+        }
+        let scaled = crate::fp::estimated_fp_scaled(&self.state.parts.geometry, self.payload);
+        FpRate::from_scaled(scaled)
     }
 
     /// The equation `hash` contributes to this filter's system (for

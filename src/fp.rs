@@ -93,6 +93,30 @@ impl Geometry {
     }
 }
 
+impl Geometry {
+    /// The columns' FP rate in units of 2^-64, rounded down (saturating
+    /// at a rate of one, which only a block of no columns gives): exact
+    /// where [`Geometry::column_fp_ppt`] rounds rates below 10^-12 to 0.
+    #[inline(never)]
+    pub(crate) fn column_fp_scaled(&self) -> u64 {
+        let g = self;
+        if g.num_blocks == 0 {
+            return 0;
+        }
+        // (lower * 2^-lc + upper * 2^-(lc + 1)) / total
+        //   = (2 * lower + upper) * 2^(63 - lc) / total  (in 2^-64 units).
+        let (lower, upper) = start_weights(g);
+        let total = lower + upper;
+        let weighted = lower * 2 + upper;
+        let scaled = match 63u32.checked_sub(g.lower_columns) {
+            Some(shift) => div(shl_saturating(weighted, shift), total),
+            // 64 columns in every block: 2^-64 exactly, one unit.
+            None => div(weighted, total * 2),
+        };
+        u64::try_from(scaled).unwrap_or(u64::MAX)
+    }
+}
+
 /// `x << shift`, or `u128::MAX` if bits would be lost.
 fn shl_saturating(x: u128, shift: u32) -> u128 {
     if x == 0 {
@@ -156,6 +180,140 @@ pub(crate) fn estimated_fp_ppt(g: &Geometry, payload: &[u8]) -> u64 {
         return columns;
     }
     scale_by_excess(columns, homogeneous_excess_ppm(g, payload))
+}
+
+/// [`estimated_fp_ppt`] in units of 2^-64 (see [`FpRate`]).
+pub(crate) fn estimated_fp_scaled(g: &Geometry, payload: &[u8]) -> u64 {
+    let columns = g.column_fp_scaled();
+    if g.kind.is_standard() {
+        return columns;
+    }
+    let excess = homogeneous_excess_ppm(g, payload);
+    let rate = div(
+        u128::from(columns).saturating_mul(PPM.saturating_add(u128::from(excess))),
+        PPM,
+    );
+    u64::try_from(rate).unwrap_or(u64::MAX)
+}
+
+/// A false-positive rate: the share of non-members a filter answers yes
+/// for, with accessors that name their unit.
+///
+/// Integer only: it holds the rate in units of 2^-64, so the rates of
+/// filters of up to 64 columns (2^-64) are all distinct and none reads as
+/// zero; only a filter of no keys has a rate of zero. Rates compare as
+/// numbers (a smaller one is better), and print as "1 in N".
+///
+/// ```
+/// use ribbon_kernel::{FpRate, Kind, Plan, Width};
+///
+/// let plan = Plan::for_fp_rate(Kind::Standard, Width::W128, 10_000, 256)?;
+/// let rate = plan.column_fp_rate();
+/// assert_eq!(rate.one_in(), Some(256)); // 8 columns: 2^-8 exactly
+/// assert_eq!(rate.parts_per_million(), 3_906);
+/// assert_eq!(rate.parts_per_trillion(), 3_906_250_000);
+/// assert!(rate <= FpRate::from_one_in(200));
+/// assert_eq!(rate.to_string(), "1 in 256");
+/// # Ok::<(), ribbon_kernel::Error>(())
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FpRate {
+    /// The rate times 2^64 (saturating at `u64::MAX` for a rate of one).
+    scaled: u64,
+}
+
+/// 2^64, the rate one in [`FpRate`]'s units.
+const ONE: u128 = 1 << 64;
+
+impl FpRate {
+    /// The rate zero: a filter of no keys, which matches nothing.
+    pub const ZERO: FpRate = FpRate { scaled: 0 };
+
+    /// The rate `1 / n` (to within 2^-64; `n` of 0 or 1 is the rate one).
+    pub const fn from_one_in(n: u64) -> FpRate {
+        let n = if n == 0 { 1 } else { n as u128 };
+        FpRate::saturating((ONE + n / 2) / n)
+    }
+
+    /// The rate `ppt / 10^12` (at most one).
+    pub const fn from_parts_per_trillion(ppt: u64) -> FpRate {
+        const T: u128 = 1_000_000_000_000;
+        let ppt = if ppt as u128 > T { T } else { ppt as u128 };
+        FpRate::saturating((ppt * ONE + T / 2) / T)
+    }
+
+    /// A rate from units of 2^-64.
+    pub(crate) const fn from_scaled(scaled: u64) -> FpRate {
+        FpRate { scaled }
+    }
+
+    const fn saturating(scaled: u128) -> FpRate {
+        FpRate {
+            scaled: if scaled > u64::MAX as u128 {
+                u64::MAX
+            } else {
+                scaled as u64
+            },
+        }
+    }
+
+    /// `N` such that the rate is 1 in `N`, rounded to the nearest whole
+    /// number (`Some(256)` for 2^-8, `Some(133)` for 0.75 %); `None` for
+    /// the rate zero.
+    pub const fn one_in(&self) -> Option<u64> {
+        if self.scaled == 0 {
+            return None;
+        }
+        let x = self.scaled as u128;
+        let n = (ONE + x / 2) / x;
+        Some(if n > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            n as u64
+        })
+    }
+
+    /// The rate in parts per trillion (10^-12), rounded to the nearest:
+    /// the unit of the older `*_fp_ppt` accessors (which round down).
+    pub const fn parts_per_trillion(&self) -> u64 {
+        self.per(1_000_000_000_000)
+    }
+
+    /// The rate in parts per million (10^-6), rounded to the nearest
+    /// (1 % is 10,000).
+    pub const fn parts_per_million(&self) -> u64 {
+        self.per(1_000_000)
+    }
+
+    /// The rate in units of 2^-64 (rounded down): the exact value this
+    /// type holds.
+    pub const fn per_2_pow_64(&self) -> u64 {
+        self.scaled
+    }
+
+    /// The rate times `unit`, rounded to the nearest.
+    const fn per(&self, unit: u64) -> u64 {
+        ((self.scaled as u128 * unit as u128 + ONE / 2) >> 64) as u64
+    }
+}
+
+impl core::fmt::Display for FpRate {
+    /// "1 in N" (rounded), or "0" for the rate zero.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.one_in() {
+            Some(n) => write!(f, "1 in {n}"),
+            None => f.write_str("0"),
+        }
+    }
+}
+
+impl core::fmt::Debug for FpRate {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FpRate")
+            .field("one_in", &self.one_in())
+            .field("parts_per_trillion", &self.parts_per_trillion())
+            .finish()
+    }
 }
 
 /// `rate * (1 + excess_ppm / 10^6)`, at most one, in its own frame (see

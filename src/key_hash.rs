@@ -195,7 +195,10 @@ fn mix16(chunk: &[u8; 16], pair: [u64; 2], seed: u64) -> u64 {
 /// assert!(filter.contains(hash_key(b"banana")));
 /// # Ok::<(), ribbon_kernel::Error>(())
 /// ```
-#[inline]
+// Inlined into callers in release builds only: with debug assertions on
+// (a debug build, maybe with this crate optimized by a profile override)
+// it is compiled here, at this crate's opt-level.
+#[cfg_attr(not(debug_assertions), inline)]
 pub fn hash_key(key: &[u8]) -> u64 {
     xxh3_64(key, 0)
 }
@@ -213,7 +216,10 @@ pub fn hash_key(key: &[u8]) -> u64 {
 /// assert_eq!(hash_key_with_seed(b"abc", 0), hash_key(b"abc"));
 /// assert_ne!(hash_key_with_seed(b"abc", 1), hash_key(b"abc"));
 /// ```
-#[inline]
+// Inlined into callers in release builds only: with debug assertions on
+// (a debug build, maybe with this crate optimized by a profile override)
+// it is compiled here, at this crate's opt-level.
+#[cfg_attr(not(debug_assertions), inline)]
 pub fn hash_key_with_seed(key: &[u8], seed: u64) -> u64 {
     xxh3_64(key, seed)
 }

@@ -7,39 +7,46 @@
 //! ```
 //!
 //! ```
-//! use ribbon_kernel::{Filter, FilterRef, hash_key};
+//! use ribbon_kernel::{Filter, FilterRef};
 //!
-//! let keys = ["apple", "banana", "cherry", "damson", "elderberry"];
-//! let hashes: Vec<u64> = keys.iter().map(|k| hash_key(k.as_bytes())).collect();
-//! let filter = Filter::from_hashes(&hashes, 100)?; // at most 1 false positive in 100
-//! assert!(filter.contains(hash_key(b"cherry"))); // members: always yes
+//! // A storage engine writes a sorted file and a filter of its keys beside it.
+//! let file_keys = (0..10_000).map(|i| format!("user:{i:06}")); // any iterator of byte strings
+//! let filter = Filter::from_keys(file_keys, 100)?; // at most 1 false positive in 100
+//! assert!(filter.contains_key("user:004242")); // members: always yes
 //!
-//! let bytes: Vec<u8> = filter.as_ref().to_vec(); // store them anywhere
-//! let loaded = FilterRef::from_bytes(&bytes)?; // validated, zero-copy
-//! assert!(loaded.contains(hash_key(b"banana")));
+//! let bytes: Vec<u8> = filter.into(); // store them beside the file
+//! let loaded = FilterRef::from_bytes(&bytes)?; // validated, zero-copy, any alignment
+//! if loaded.contains_key(b"user:123456") { /* only then read the file */ }
+//! println!("{} keys, FP rate {}", loaded.len(), loaded.estimated_fp_rate()); // 1 in 103
 //! # Ok::<(), ribbon_kernel::Error>(())
 //! ```
 //!
 //! A Ribbon filter is a static approximate-membership filter: build it once
-//! from a set of 64-bit key hashes, then ask whether a hash may be in the
-//! set. Members always answer yes; other hashes answer yes with the
+//! from a set of keys (or of 64-bit key hashes), then ask whether a key may
+//! be in the set. Members always answer yes; other keys answer yes with the
 //! false-positive (FP) rate planned for. It takes 5-10 % more space than
 //! the minimum of `log2(1/FP)` bits per key (Bloom filters: 44-58 %).
 //!
 //! # Where to start
 //!
-//! - [`Filter`] (feature `alloc`): the owning filter, built in one line with
-//!   [`Filter::from_hashes`] or from a [`Plan`] with [`Filter::build`];
-//!   generic over what owns the bytes (`Vec<u8>`, `Arc<[u8]>`, a memory
-//!   map).
+//! - [`Filter`] (feature `alloc`): the owning filter, built in one line
+//!   from keys with [`Filter::from_keys`] (any iterator of byte strings)
+//!   or hashes with [`Filter::from_hashes`], or from a [`Plan`] with
+//!   [`Filter::build_keys`] and [`Filter::build`]; queried with
+//!   [`Filter::contains_key`] and [`Filter::contains`]; generic over what
+//!   owns the bytes (`Vec<u8>`, `Arc<[u8]>`, a memory map). [`Retrieval`]
+//!   is its twin for a value per key.
 //! - [`Plan`]: sizing from bits per key ([`Plan::new`]), an FP rate
 //!   ([`Plan::for_fp_rate`]) or a byte budget ([`Plan::for_bytes`]), and
 //!   [`Plan::build`], which needs no allocator: it writes into caller
 //!   scratch and a caller output buffer. [`Plan::banding`] builds from a
 //!   stream of keys.
 //! - [`FilterRef`]: the validated, zero-copy view over serialized bytes of
-//!   any alignment, with [`FilterRef::contains`] and
-//!   [`FilterRef::contains_batch`].
+//!   any alignment, with [`FilterRef::contains_key`],
+//!   [`FilterRef::contains`] and [`FilterRef::contains_batch`].
+//! - [`FpRate`]: FP rates with their unit in every accessor
+//!   ([`FpRate::one_in`], [`FpRate::parts_per_million`], ...), from
+//!   [`FilterRef::estimated_fp_rate`] and [`Plan::column_fp_rate`].
 //! - [`hash_key`]: a stable 64-bit key hash (XXH3-64) for keys that are not
 //!   hashed yet.
 //! - [`Backend`]: the instruction sets queries use (detected once; can be
@@ -90,10 +97,12 @@
 //!
 //! # Debug builds are slow
 //!
-//! Without optimisation a query takes hundreds of nanoseconds instead of
-//! a few (measured here: 300-770 ns per key in a dev build against 4-24 ns
-//! in a release build). To keep a debug build of your program but an
-//! optimised filter, add this to your `Cargo.toml`:
+//! A debug build of your program compiles this crate unoptimized too:
+//! queries then take 200-400 ns per key (the scalar kernel, which
+//! [`Backend::detect`] picks there) instead of 5-20 ns. To keep a debug
+//! build of your program but an optimised filter, add this to your
+//! `Cargo.toml`; queries are then within 1-3 times their release speed
+//! ([`guide`] has the figures):
 //!
 //! ```toml
 //! [profile.dev.package.ribbon-kernel]
@@ -105,10 +114,11 @@
 //! | feature | default | adds |
 //! |---|---|---|
 //! | `std` | yes | `std::error::Error` for [`Error`]; implies `alloc` |
-//! | `alloc` | via `std` | [`Filter`], the owning twin of [`FilterRef`] |
+//! | `alloc` | via `std` | [`Filter`] and [`Retrieval`], the owning twins of [`FilterRef`] and [`RetrievalRef`] |
 //! | `capi` | no | the C ABI, [`ffi`][ffi-module] |
 //! | `staticlib` | no | `capi` plus the panic handler a C static library needs |
 //! | `rocksdb` | no | [`rocksdb`][rocksdb-module]: RocksDB's Ribbon and Bloom filter blocks |
+//! | `serde` | no | `Serialize` and `Deserialize` for [`FilterRef`], [`RetrievalRef`] (borrowed: zero-copy) and, with `alloc`, [`Filter`] and [`Retrieval`]: their bytes, validated when deserialized |
 //!
 //! Without default features the crate is `#![no_std]`, allocates nothing
 //! and uses no floating point (the `rocksdb` module does, as RocksDB's
@@ -170,6 +180,10 @@ mod owned_retrieval;
 #[cfg_attr(docsrs, doc(cfg(feature = "capi")))]
 pub mod ffi;
 
+// `Serialize` and `Deserialize` for the views and the owning twins.
+#[cfg(feature = "serde")]
+mod serialize;
+
 #[cfg(feature = "rocksdb")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rocksdb")))]
 pub mod rocksdb;
@@ -188,6 +202,7 @@ pub use backend::Backend;
 pub use band::{AddOutcome, Banding};
 pub use error::Error;
 pub use filter::FilterRef;
+pub use fp::FpRate;
 pub use hash::Equation;
 pub use key_hash::{hash_key, hash_key_with_seed, hash_keys};
 pub use layout::{HEADER_BYTES, Kind, Width};

@@ -1,11 +1,15 @@
 //! `Filter`: the owning twin of [`FilterRef`] (feature `alloc`).
 
+use alloc::boxed::Box;
+#[cfg(target_has_atomic = "ptr")]
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::filter::{FilterRef, Validated};
+use crate::key_hash::hash_key;
 use crate::layout::{Kind, Width};
 use crate::plan::Plan;
 
@@ -56,6 +60,11 @@ impl<B: AsRef<[u8]>> core::fmt::Debug for Filter<B> {
 }
 
 impl Filter {
+    /// The FP rate `TryFrom<&[u64]>` builds for: at most 1 in 256, the
+    /// rate of an 8-bit fingerprint (as `xorf`'s `BinaryFuse8`, whose
+    /// `TryFrom<&[u64]>` this mirrors), at about 9 bits per key.
+    pub const DEFAULT_ONE_IN: u64 = 256;
+
     /// Builds a filter from `hashes` with `plan`, allocating the scratch
     /// (freed before returning) and the filter bytes.
     ///
@@ -95,6 +104,70 @@ impl Filter {
         let plan = Plan::for_fp_rate(Kind::default(), Width::default(), hashes.len(), one_in)?;
         Filter::build(&plan, hashes)
     }
+
+    /// [`Filter::from_hashes`] of keys: each key is hashed with
+    /// [`hash_key`], then the smallest filter of the default kind and
+    /// width with an FP rate of at most `1 / one_in` is built. Query it
+    /// with [`Filter::contains_key`].
+    ///
+    /// `keys` is any iterator of byte strings (`&str`, `String`, `&[u8]`,
+    /// `Vec<u8>`, `[u8; N]`, ...). Repeats are allowed: a key given twice
+    /// takes one place in the filter (its second equation is redundant),
+    /// but the plan is sized for every key given and
+    /// [`Filter::len`] counts them all; remove repeats first where
+    /// they are many. The hashes take 8 bytes per key until the build returns;
+    /// without an allocator, hash into a buffer of your own
+    /// ([`crate::hash_keys`]) and [`Plan::build`], or stream keys into a
+    /// [`Plan::banding`] with [`crate::Banding::add_key`].
+    ///
+    /// ```
+    /// use ribbon_kernel::Filter;
+    ///
+    /// let filter = Filter::from_keys(["apple", "banana", "cherry"], 100)?;
+    /// assert!(filter.contains_key("banana"));
+    ///
+    /// let lines = "first line\nsecond line\n";
+    /// let filter = Filter::from_keys(lines.lines(), 1000)?;
+    /// assert!(filter.contains_key("second line"));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn from_keys<I>(keys: I, one_in: u64) -> Result<Filter, Error>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        Filter::from_hashes(&hash_all(keys), one_in)
+    }
+
+    /// [`Filter::build`] of keys, each hashed with [`hash_key`] (see
+    /// [`Filter::from_keys`]): for a plan of another kind, width or
+    /// budget. At most [`Plan::num_keys`] keys, repeats counted.
+    ///
+    /// ```
+    /// use ribbon_kernel::{Filter, Kind, Plan, Width};
+    ///
+    /// let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
+    /// let plan = Plan::new(Kind::Bumped, Width::W64, keys.len(), 8_000)?;
+    /// let filter = Filter::build_keys(&plan, &keys)?;
+    /// assert!(keys.iter().all(|k| filter.contains_key(k)));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn build_keys<I>(plan: &Plan, keys: I) -> Result<Filter, Error>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        Filter::build(plan, &hash_all(keys))
+    }
+}
+
+/// [`hash_key`] of every key, in order.
+pub(crate) fn hash_all<I>(keys: I) -> Vec<u64>
+where
+    I: IntoIterator,
+    I::Item: AsRef<[u8]>,
+{
+    keys.into_iter().map(|k| hash_key(k.as_ref())).collect()
 }
 
 impl<B: AsRef<[u8]>> Filter<B> {
@@ -140,9 +213,14 @@ impl<B: AsRef<[u8]>> Filter<B> {
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
         // Not through `view`: no copy of the decoded state per query.
-        let bytes = self.checked_bytes();
-        let v = &self.validated;
-        v.one(bytes, v.payload(bytes), hash)
+        contains_in(&self.validated, self.bytes.as_ref(), hash)
+    }
+
+    /// Whether `key` may be in the set: [`Filter::contains`] of
+    /// [`hash_key`]`(key)` (see [`FilterRef::contains_key`]).
+    #[inline]
+    pub fn contains_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> bool {
+        self.contains(hash_key(key.as_ref()))
     }
 
     /// Queries every hash into `out` (same length as `hashes`).
@@ -166,6 +244,18 @@ impl<B: AsRef<[u8]>> Filter<B> {
         self.validated.num_keys
     }
 
+    /// The number of keys the filter was built from, repeats included: the
+    /// same count as [`Filter::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the filter was built from no keys (it then matches no hash).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
+    }
+
     /// The serialized bytes.
     pub fn as_bytes(&self) -> &[u8] {
         self.view().as_bytes()
@@ -175,6 +265,20 @@ impl<B: AsRef<[u8]>> Filter<B> {
     pub fn into_bytes(self) -> B {
         self.bytes
     }
+}
+
+/// [`Filter::contains`] once the owner has lent its bytes. Not generic,
+/// so that it is compiled in this crate, at this crate's opt-level:
+/// generic and `#[inline]` code is compiled in the caller's crate, so in
+/// a debug build with `[profile.dev.package.ribbon-kernel] opt-level = 3`
+/// the query would otherwise stay unoptimized. Inlined where debug
+/// assertions are off (release builds), as before.
+#[cfg_attr(not(debug_assertions), inline)]
+fn contains_in(v: &Validated, bytes: &[u8], hash: u64) -> bool {
+    if bytes.len() != v.filter_bytes() {
+        owner_changed_length();
+    }
+    v.one(bytes, v.payload(bytes), hash)
 }
 
 #[cold]
@@ -197,6 +301,70 @@ impl TryFrom<Vec<u8>> for Filter {
     /// [`Filter::from_bytes`].
     fn try_from(bytes: Vec<u8>) -> Result<Filter, Error> {
         Filter::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<Box<[u8]>> for Filter<Box<[u8]>> {
+    type Error = Error;
+
+    /// [`Filter::from_bytes`].
+    fn try_from(bytes: Box<[u8]>) -> Result<Filter<Box<[u8]>>, Error> {
+        Filter::from_bytes(bytes)
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl TryFrom<Arc<[u8]>> for Filter<Arc<[u8]>> {
+    type Error = Error;
+
+    /// [`Filter::from_bytes`]: bytes shared with other owners, no copy.
+    fn try_from(bytes: Arc<[u8]>) -> Result<Filter<Arc<[u8]>>, Error> {
+        Filter::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<&[u64]> for Filter {
+    type Error = Error;
+
+    /// Builds a filter of these key hashes with an FP rate of at most
+    /// 1 in [`Filter::DEFAULT_ONE_IN`] (256):
+    /// [`Filter::from_hashes`]`(hashes, 256)`.
+    ///
+    /// ```
+    /// use ribbon_kernel::Filter;
+    ///
+    /// let hashes: Vec<u64> = (0..1000u64).map(|i| ribbon_kernel::hash_key(&i.to_le_bytes())).collect();
+    /// let filter = Filter::try_from(hashes.as_slice())?;
+    /// assert!(hashes.iter().all(|&h| filter.contains(h)));
+    /// let same: Filter = (&hashes).try_into()?;
+    /// assert_eq!(filter, same);
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    fn try_from(hashes: &[u64]) -> Result<Filter, Error> {
+        Filter::from_hashes(hashes, Filter::DEFAULT_ONE_IN)
+    }
+}
+
+impl TryFrom<&Vec<u64>> for Filter {
+    type Error = Error;
+
+    /// `Filter::try_from(hashes.as_slice())`.
+    fn try_from(hashes: &Vec<u64>) -> Result<Filter, Error> {
+        Filter::try_from(hashes.as_slice())
+    }
+}
+
+impl<'a, B: AsRef<[u8]>> From<&'a Filter<B>> for FilterRef<'a> {
+    /// [`Filter::view`].
+    fn from(filter: &'a Filter<B>) -> FilterRef<'a> {
+        filter.view()
+    }
+}
+
+impl From<Filter> for Vec<u8> {
+    /// [`Filter::into_bytes`]: the serialized bytes, no copy.
+    fn from(filter: Filter) -> Vec<u8> {
+        filter.into_bytes()
     }
 }
 

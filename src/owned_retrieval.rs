@@ -1,10 +1,14 @@
 //! `Retrieval`: the owning twin of [`RetrievalRef`] (feature `alloc`).
 
+use alloc::boxed::Box;
+#[cfg(target_has_atomic = "ptr")]
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::backend::Backend;
 use crate::error::Error;
+use crate::key_hash::hash_key;
 use crate::layout::Width;
 use crate::retrieval::{RetrievalPlan, RetrievalRef, RetrievalState};
 
@@ -69,6 +73,61 @@ impl Retrieval {
         let plan = RetrievalPlan::new(Width::W128, hashes.len(), value_bits)?;
         Retrieval::build(&plan, hashes, values)
     }
+
+    /// [`Retrieval::from_hashes`] of `(key, value)` pairs: each key is
+    /// hashed with [`hash_key`]. Read it back with [`Retrieval::get_key`].
+    ///
+    /// Keys are byte strings of any type (`&str`, `String`, `&[u8]`,
+    /// `Vec<u8>`, ...), so a `HashMap<String, u64>` or a `BTreeMap`
+    /// iterated by reference serves as it is. As for hashes, the same key
+    /// twice with the same value is one key, and with different values
+    /// [`Error::ConflictingValues`]; a value of `value_bits` bits or more,
+    /// [`Error::ValueTooWide`].
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use ribbon_kernel::Retrieval;
+    ///
+    /// let shard_of: BTreeMap<&str, u64> = [("alice", 3), ("bob", 0), ("carol", 7)].into();
+    /// let map = Retrieval::from_keys(shard_of.iter().map(|(k, &v)| (k, v)), 3)?;
+    /// assert_eq!(map.get_key("carol"), 7);
+    ///
+    /// let clash = Retrieval::from_keys([("bob", 1), ("bob", 2)], 3);
+    /// assert!(matches!(clash, Err(ribbon_kernel::Error::ConflictingValues)));
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    pub fn from_keys<I, K>(pairs: I, value_bits: u32) -> Result<Retrieval, Error>
+    where
+        I: IntoIterator<Item = (K, u64)>,
+        K: AsRef<[u8]>,
+    {
+        let (hashes, values) = hash_pairs(pairs);
+        Retrieval::from_hashes(&hashes, &values, value_bits)
+    }
+
+    /// [`Retrieval::build`] of `(key, value)` pairs, each key hashed with
+    /// [`hash_key`] (see [`Retrieval::from_keys`]), for a plan of another
+    /// width or kind.
+    pub fn build_keys<I, K>(plan: &RetrievalPlan, pairs: I) -> Result<Retrieval, Error>
+    where
+        I: IntoIterator<Item = (K, u64)>,
+        K: AsRef<[u8]>,
+    {
+        let (hashes, values) = hash_pairs(pairs);
+        Retrieval::build(plan, &hashes, &values)
+    }
+}
+
+/// The hashes ([`hash_key`]) and the values of `pairs`, in order.
+fn hash_pairs<I, K>(pairs: I) -> (Vec<u64>, Vec<u64>)
+where
+    I: IntoIterator<Item = (K, u64)>,
+    K: AsRef<[u8]>,
+{
+    pairs
+        .into_iter()
+        .map(|(k, v)| (hash_key(k.as_ref()), v))
+        .unzip()
 }
 
 impl<B: AsRef<[u8]>> Retrieval<B> {
@@ -111,7 +170,14 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
     /// The value of `hash` (see [`RetrievalRef::get`]).
     #[inline]
     pub fn get(&self, hash: u64) -> u64 {
-        self.state.get(self.checked_bytes(), hash)
+        get_in(&self.state, self.bytes.as_ref(), hash)
+    }
+
+    /// The value of `key`: [`Retrieval::get`] of [`hash_key`]`(key)`
+    /// (see [`RetrievalRef::get_key`]).
+    #[inline]
+    pub fn get_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> u64 {
+        self.get(hash_key(key.as_ref()))
     }
 
     /// Every hash's value into `out` (see [`RetrievalRef::get_batch`]).
@@ -140,6 +206,18 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
         self.view().num_keys()
     }
 
+    /// The number of keys the structure was built from, repeats included: the
+    /// same count as [`Retrieval::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the structure was built from no keys (every hash then has the value 0).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
+    }
+
     /// The serialized bytes.
     pub fn as_bytes(&self) -> &[u8] {
         self.checked_bytes()
@@ -149,6 +227,17 @@ impl<B: AsRef<[u8]>> Retrieval<B> {
     pub fn into_bytes(self) -> B {
         self.bytes
     }
+}
+
+/// [`Retrieval::get`] once the owner has lent its bytes: not generic, so
+/// that it is compiled in this crate at its own opt-level (see
+/// `owned::contains_in`); inlined where debug assertions are off.
+#[cfg_attr(not(debug_assertions), inline)]
+fn get_in(state: &RetrievalState, bytes: &[u8], hash: u64) -> u64 {
+    if bytes.len() != state.len() {
+        owner_changed_length();
+    }
+    state.get(bytes, hash)
 }
 
 #[cold]
@@ -169,6 +258,39 @@ impl TryFrom<Vec<u8>> for Retrieval {
     /// [`Retrieval::from_bytes`].
     fn try_from(bytes: Vec<u8>) -> Result<Retrieval, Error> {
         Retrieval::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<Box<[u8]>> for Retrieval<Box<[u8]>> {
+    type Error = Error;
+
+    /// [`Retrieval::from_bytes`].
+    fn try_from(bytes: Box<[u8]>) -> Result<Retrieval<Box<[u8]>>, Error> {
+        Retrieval::from_bytes(bytes)
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl TryFrom<Arc<[u8]>> for Retrieval<Arc<[u8]>> {
+    type Error = Error;
+
+    /// [`Retrieval::from_bytes`]: bytes shared with other owners, no copy.
+    fn try_from(bytes: Arc<[u8]>) -> Result<Retrieval<Arc<[u8]>>, Error> {
+        Retrieval::from_bytes(bytes)
+    }
+}
+
+impl<'a, B: AsRef<[u8]>> From<&'a Retrieval<B>> for RetrievalRef<'a> {
+    /// [`Retrieval::view`].
+    fn from(map: &'a Retrieval<B>) -> RetrievalRef<'a> {
+        map.view()
+    }
+}
+
+impl From<Retrieval> for Vec<u8> {
+    /// [`Retrieval::into_bytes`]: the serialized bytes, no copy.
+    fn from(map: Retrieval) -> Vec<u8> {
+        map.into_bytes()
     }
 }
 

@@ -13,7 +13,7 @@ use crate::bump::{Bounds, Shape};
 use crate::bumped_layout::{LAST_LAYER_KEYS, bumping_blocks, last_blocks, layer_geometry};
 use crate::error::Error;
 use crate::filter::FilterRef;
-use crate::fp;
+use crate::fp::{self, FpRate};
 use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, MAX_COLUMNS, Width};
 use crate::sizing::{
     PPM, blocks_for, budget_words, check_keys, columns_for_bits, columns_for_fp, densest_within,
@@ -685,6 +685,14 @@ impl Plan {
     /// [`FilterRef::column_fp_ppt`].
     pub fn column_fp_ppt(&self) -> u64 {
         self.geometry().column_fp_ppt()
+    }
+
+    /// FP rate of the columns as an [`FpRate`], whose accessors name their
+    /// unit ([`FpRate::one_in`], [`FpRate::parts_per_million`], ...); see
+    /// [`FilterRef::column_fp_rate`]. The same rate as
+    /// [`Plan::column_fp_ppt`], in finer units.
+    pub fn column_fp_rate(&self) -> FpRate {
+        FpRate::from_scaled(self.geometry().column_fp_scaled())
     }
 
     /// Builds a filter from `hashes` (at most [`Plan::num_keys`] of them, in

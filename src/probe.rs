@@ -178,12 +178,13 @@ pub(crate) fn probe_for<W: Coeff>(
     } else {
         lo_word
     };
+    // `c >> (w - shift)`, without an out-of-range shift when shift is 0.
+    let (c_lo, c_hi) = c.split_window(shift);
     Probe {
         lo_word,
         hi_word,
-        c_lo: c << shift,
-        // `c >> (w - shift)` without an out-of-range shift when shift is 0.
-        c_hi: (c >> 1) >> (W::BITS - 1 - shift),
+        c_lo,
+        c_hi,
         expected,
         mask,
     }

@@ -780,9 +780,34 @@ impl<'a> RetrievalRef<'a> {
 
     /// The value of `hash`: the one it was built with for a key of the
     /// set, an arbitrary value below `2^value_bits` for any other hash.
-    #[inline]
+    // Compiled in this crate where debug assertions are on (see
+    // `owned::contains_in`), inlined into the caller in release builds.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub fn get(&self, hash: u64) -> u64 {
         self.state.get(self.bytes, hash)
+    }
+
+    /// The value of `key`: [`RetrievalRef::get`] of
+    /// [`crate::hash_key`]`(key)`, for structures built from keys hashed
+    /// with it (as `Retrieval::from_keys` hashes them). `key` is anything
+    /// that is bytes (`&[u8]`, `&str`, `&[u8; N]`, ...).
+    ///
+    /// ```
+    /// use ribbon_kernel::{RetrievalPlan, RetrievalRef, Width, hash_keys};
+    ///
+    /// let keys = ["red", "green", "blue"];
+    /// let mut hashes = [0u64; 3];
+    /// hash_keys(&keys, &mut hashes)?;
+    /// let plan = RetrievalPlan::new(Width::W64, 3, 2)?;
+    /// let (mut scratch, mut out) = (vec![0u64; plan.scratch_words()], vec![0u8; plan.retrieval_bytes()]);
+    /// let map: RetrievalRef<'_> = plan.build(&hashes, &[0, 1, 2], &mut scratch, &mut out)?;
+    /// assert_eq!(map.get_key("green"), 1);
+    /// assert_eq!(map.get_key(b"blue"), 2);
+    /// # Ok::<(), ribbon_kernel::Error>(())
+    /// ```
+    #[inline]
+    pub fn get_key<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> u64 {
+        self.get(crate::key_hash::hash_key(key.as_ref()))
     }
 
     /// The value of every hash into `out`, which must be as long as
@@ -820,6 +845,18 @@ impl<'a> RetrievalRef<'a> {
     /// Keys the structure was built from (equal hashes counted each time).
     pub fn num_keys(&self) -> u64 {
         self.state.num_keys
+    }
+
+    /// The number of keys the structure was built from, repeats included: the
+    /// same count as [`RetrievalRef::num_keys`], as a `usize` (saturated on 32-bit
+    /// targets, whose headers may state up to 2^40 keys).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.num_keys()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the structure was built from no keys (every hash then has the value 0).
+    pub fn is_empty(&self) -> bool {
+        self.num_keys() == 0
     }
 
     /// The ribbon width.

@@ -47,6 +47,24 @@ pub(crate) trait Word:
 
     /// Reads little-endian word `index` of `bytes` (`None` past the end).
     fn read_word(bytes: &[u8], index: usize) -> Option<Self>;
+    /// The bytes of one serialized word.
+    type Chunk: Copy;
+    /// `bytes` as whole words' bytes (any bytes past the last whole word
+    /// left out): what [`Word::read_chunked`] reads.
+    fn chunks(bytes: &[u8]) -> &[Self::Chunk];
+    /// [`Word::read_word`] of bytes seen as words ([`Word::chunks`]): the
+    /// same word, read with a comparison and an index alone. The query's
+    /// scalar kernel reads with it: in an unoptimized build (a dependent's
+    /// debug build) every `checked_mul`, `get` and `?` is a function call.
+    fn read_chunked(words: &[Self::Chunk], index: usize) -> Option<Self>;
+    /// `parity((lo & c_lo) ^ (hi & c_hi))`, one column of a query, with
+    /// the operators of the concrete type (in generic code each is a
+    /// call in an unoptimized build).
+    fn select_parity(lo: Self, c_lo: Self, hi: Self, c_hi: Self) -> u64;
+    /// `(self << shift, self >> (BITS - shift))` for `shift < BITS` (the
+    /// second 0 for a shift of 0): a coefficient row split where a
+    /// window crosses into the next block.
+    fn split_window(self, shift: u32) -> (Self, Self);
     /// Writes little-endian word `index` of `out` (nothing past the end).
     fn write_word(self, out: &mut [u8], index: usize);
 
@@ -97,6 +115,28 @@ impl Word for u64 {
     #[inline(always)]
     fn checked_shr(self, n: u32) -> Self {
         u64::checked_shr(self, n).unwrap_or(0)
+    }
+    type Chunk = [u8; 8];
+    #[inline(always)]
+    fn chunks(bytes: &[u8]) -> &[[u8; 8]] {
+        bytes.as_chunks::<8>().0
+    }
+    #[inline(always)]
+    fn read_chunked(words: &[[u8; 8]], index: usize) -> Option<Self> {
+        if index < words.len() {
+            Some(u64::from_le_bytes(words[index]))
+        } else {
+            None
+        }
+    }
+    #[inline(always)]
+    fn select_parity(lo: Self, c_lo: Self, hi: Self, c_hi: Self) -> u64 {
+        u64::from(((lo & c_lo) ^ (hi & c_hi)).count_ones() & 1)
+    }
+    #[inline(always)]
+    fn split_window(self, shift: u32) -> (Self, Self) {
+        // `>> 1` first: no out-of-range shift when `shift` is 0.
+        (self << shift, (self >> 1) >> (63 - shift))
     }
     #[inline(always)]
     fn read_word(bytes: &[u8], index: usize) -> Option<Self> {
@@ -180,6 +220,27 @@ impl Word for u128 {
     #[inline(always)]
     fn checked_shr(self, n: u32) -> Self {
         u128::checked_shr(self, n).unwrap_or(0)
+    }
+    type Chunk = [u8; 16];
+    #[inline(always)]
+    fn chunks(bytes: &[u8]) -> &[[u8; 16]] {
+        bytes.as_chunks::<16>().0
+    }
+    #[inline(always)]
+    fn read_chunked(words: &[[u8; 16]], index: usize) -> Option<Self> {
+        if index < words.len() {
+            Some(u128::from_le_bytes(words[index]))
+        } else {
+            None
+        }
+    }
+    #[inline(always)]
+    fn select_parity(lo: Self, c_lo: Self, hi: Self, c_hi: Self) -> u64 {
+        u64::from(((lo & c_lo) ^ (hi & c_hi)).count_ones() & 1)
+    }
+    #[inline(always)]
+    fn split_window(self, shift: u32) -> (Self, Self) {
+        (self << shift, (self >> 1) >> (127 - shift))
     }
     #[inline(always)]
     fn read_word(bytes: &[u8], index: usize) -> Option<Self> {
@@ -316,5 +377,43 @@ mod tests {
         assert_eq!(Word::leading_zeros(0u64), 64);
         assert_eq!(<u128 as Word>::mask_from_bit(1), u128::MAX);
         assert_eq!(<u64 as Word>::mask_from_bit(0), 0);
+    }
+
+    /// The query's word reader and column evaluation equal the general
+    /// ones at every index and length (past the end included), and the
+    /// window split equals its two shifts.
+    fn query_words_agree<W: Word>(sample: impl Fn(u64) -> W) {
+        let bytes: [u8; 72] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5a);
+        for len in 0..=bytes.len() {
+            let words = W::chunks(&bytes[..len]);
+            for index in [0, 1, 2, 3, 4, 5, 8, 9, usize::MAX / 16, usize::MAX] {
+                assert_eq!(
+                    W::read_chunked(words, index),
+                    W::read_word(&bytes[..len], index),
+                    "len {len}, index {index}"
+                );
+            }
+        }
+        for i in 0..64u64 {
+            let (lo, c_lo, hi, c_hi) = (sample(i), sample(i + 64), sample(i + 128), sample(!i));
+            let expected = ((lo & c_lo) ^ (hi & c_hi)).parity();
+            assert_eq!(W::select_parity(lo, c_lo, hi, c_hi), expected);
+            let c = sample(i * 3);
+            for shift in [0, 1, (i as u32) % W::BITS, W::BITS - 1] {
+                let high = if shift == 0 {
+                    W::ZERO
+                } else {
+                    c >> (W::BITS - shift)
+                };
+                assert_eq!(c.split_window(shift), (c << shift, high), "shift {shift}");
+            }
+        }
+    }
+
+    #[test]
+    fn query_words_agree_with_the_general_ones() {
+        let mix = |i: u64| i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7);
+        query_words_agree::<u64>(mix);
+        query_words_agree::<u128>(|i| (u128::from(mix(i)) << 64) | u128::from(mix(i ^ 0xff)));
     }
 }

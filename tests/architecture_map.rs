@@ -59,7 +59,9 @@ const PROSE: &[&str] = &[
 ];
 
 /// First segments of paths into other crates and the language.
-const OUTSIDE: &[&str] = &["bool", "u64", "u128", "std", "core", "bytemuck", "wide"];
+const OUTSIDE: &[&str] = &[
+    "bool", "u64", "u128", "std", "core", "bytemuck", "wide", "serde",
+];
 
 /// Folders a path span may start with.
 const PATH_PREFIXES: &[&str] = &[

@@ -54,6 +54,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("owned_retrieval", 14),
     ("rocksdb", 14),
     ("ffi", 14),
+    // `serde` support for the views and the owning twins.
+    ("serialize", 15),
 ];
 
 fn root() -> PathBuf {
