@@ -10,6 +10,12 @@ use ribbon_kernel::{
     Width, hash_key, hash_keys,
 };
 
+/// `native` items natively, `miri` under Miri (which interprets every
+/// build and query).
+fn sized(native: usize, miri: usize) -> usize {
+    if cfg!(miri) { miri } else { native }
+}
+
 /// `n` distinct keys of several lengths (1 to 40 bytes, so that the key
 /// hash takes each of its short paths).
 fn keys(n: usize) -> Vec<Vec<u8>> {
@@ -34,7 +40,7 @@ fn others(n: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn contains_key_is_contains_of_hash_key() {
-    let members = keys(600);
+    let members = keys(sized(600, 60));
     let hashes = hashed(&members);
     for kind in KINDS {
         let plan = Plan::new(kind, Width::W64, hashes.len(), 6_000).unwrap();
@@ -45,13 +51,15 @@ fn contains_key_is_contains_of_hash_key() {
         // Non-members: the same answer as the hash query, yes or no (some
         // of both at 6 bits per key).
         let mut yes = 0;
-        for k in others(2_000) {
+        for k in others(sized(2_000, 100)) {
             let expected = filter.contains(hash_key(&k));
             assert_eq!(filter.contains_key(&k), expected, "{kind:?}");
             assert_eq!(view.contains_key(k.as_slice()), expected, "{kind:?}");
             yes += usize::from(expected);
         }
-        assert!(yes > 0 && yes < 200, "{kind:?}: {yes} of 2000");
+        // About 1.6 % of them (a few under Miri, maybe none).
+        assert!(yes < sized(200, 100), "{kind:?}: {yes}");
+        assert!(yes > 0 || cfg!(miri), "{kind:?}: {yes}");
     }
 }
 
@@ -73,7 +81,7 @@ fn keys_of_every_byte_type() {
 
 #[test]
 fn from_keys_is_from_hashes_of_hash_key() {
-    let members = keys(1_000);
+    let members = keys(sized(1_000, 60));
     let hashes = hashed(&members);
     // Any iterator of byte strings: borrowed, owned, `&str`.
     let a = Filter::from_keys(&members, 256).unwrap();
@@ -100,25 +108,26 @@ fn from_keys_is_from_hashes_of_hash_key() {
 fn repeated_keys_take_one_place() {
     // Every key three times: every one answers yes, and the count is of
     // the keys given (as for repeated hashes).
-    let members = keys(300);
+    let members = keys(sized(300, 30));
     let repeated: Vec<&Vec<u8>> = members.iter().chain(&members).chain(&members).collect();
     for kind in KINDS {
         let plan = Plan::new(kind, Width::W64, repeated.len(), 8_000).unwrap();
         let filter = Filter::build_keys(&plan, &repeated).unwrap();
         assert!(members.iter().all(|k| filter.contains_key(k)), "{kind:?}");
-        assert_eq!(filter.num_keys(), 900);
+        assert_eq!(filter.num_keys(), 3 * members.len() as u64);
     }
     // Streamed: the repeats are redundant.
-    let plan = Plan::new(Kind::Standard, Width::W64, 900, 8_000).unwrap();
+    let plan = Plan::new(Kind::Standard, Width::W64, repeated.len(), 8_000).unwrap();
     let mut scratch = vec![0u64; plan.banding_scratch_words()];
     let mut banding = plan.banding(&mut scratch).unwrap();
     let outcomes: Vec<AddOutcome> = repeated.iter().map(|k| banding.add_key(k)).collect();
-    assert!(outcomes[300..].iter().all(|&o| o == AddOutcome::Redundant));
+    let repeats = &outcomes[members.len()..];
+    assert!(repeats.iter().all(|&o| o == AddOutcome::Redundant));
 }
 
 #[test]
 fn add_key_is_add_of_hash_key() {
-    let members = keys(500);
+    let members = keys(sized(500, 50));
     let hashes = hashed(&members);
     for kind in [Kind::Homogeneous, Kind::Standard, Kind::StandardSmash] {
         let plan = Plan::new(kind, Width::W64, hashes.len(), 7_000).unwrap();
@@ -153,7 +162,7 @@ fn hash_keys_then_build_needs_no_allocator() {
 
 #[test]
 fn get_key_is_get_of_hash_key() {
-    let members = keys(2_000);
+    let members = keys(sized(2_000, 60));
     let values: Vec<u64> = (0..members.len() as u64).map(|i| i * 7 % 32).collect();
     let pairs = members.iter().zip(values.iter().copied());
     let map = Retrieval::from_keys(pairs.clone(), 5).unwrap();
@@ -164,7 +173,7 @@ fn get_key_is_get_of_hash_key() {
         assert_eq!(map.get_key(k), v);
         assert_eq!(view.get_key(k.as_slice()), v);
     }
-    for k in others(100) {
+    for k in others(sized(100, 10)) {
         assert_eq!(map.get_key(&k), map.get(hash_key(&k)));
     }
     for kind in [Kind::Standard, Kind::Bumped] {
@@ -205,7 +214,7 @@ fn views_answer_keys_without_an_owner() {
 
 #[test]
 fn try_from_hashes_builds_for_one_in_256() {
-    let hashes = common::hashes(1, 20_000);
+    let hashes = common::hashes(1, sized(20_000, 500));
     let filter = Filter::try_from(hashes.as_slice()).unwrap();
     assert_eq!(filter, Filter::from_hashes(&hashes, 256).unwrap());
     assert_eq!(Filter::DEFAULT_ONE_IN, 256);
@@ -216,7 +225,9 @@ fn try_from_hashes_builds_for_one_in_256() {
     // keeps a margin), in about 9 bits per key.
     let view = filter.view();
     assert!(view.column_fp_ppt() <= 1_000_000_000_000 / 256);
-    assert!((8_500..9_700).contains(&view.millibits_per_key()));
+    if !cfg!(miri) {
+        assert!((8_500..9_700).contains(&view.millibits_per_key()));
+    }
     // An empty set is a filter too, which matches nothing.
     let empty = Filter::try_from(&[][..]).unwrap();
     assert!(!empty.contains(7));
@@ -256,7 +267,7 @@ fn owners_and_views_convert() {
 
 #[test]
 fn len_counts_the_keys_given() {
-    for n in [0usize, 1, 5, 1_000] {
+    for n in [0usize, 1, 5, sized(1_000, 100)] {
         let hashes = common::hashes(2, n);
         for kind in KINDS {
             let plan = Plan::new(kind, Width::W64, n, 8_000).unwrap();
@@ -292,9 +303,14 @@ fn len_counts_the_keys_given() {
 #[test]
 fn fp_rate_agrees_with_the_ppt_accessors() {
     use ribbon_kernel::FpRate;
-    let hashes = common::hashes(3, 3_000);
+    let hashes = common::hashes(3, sized(3_000, 100));
+    let budgets: &[u32] = if cfg!(miri) {
+        &[13_700]
+    } else {
+        &[1_500, 6_300, 8_000, 13_700]
+    };
     for kind in KINDS {
-        for millibits in [1_500, 6_300, 8_000, 13_700] {
+        for &millibits in budgets {
             let plan = Plan::new(kind, Width::W64, hashes.len(), millibits).unwrap();
             let close = |a: u64, b: u64| a.abs_diff(b) <= 2 + b / 1_000_000_000;
             let rate = plan.column_fp_rate();
@@ -507,11 +523,11 @@ mod serde_support {
 /// where both take the scalar kernel's plain loops.
 #[test]
 fn batches_answer_as_single_queries() {
-    let members = common::hashes(4, 3_000);
+    let members = common::hashes(4, sized(3_000, 60));
     let queries: Vec<u64> = members
         .iter()
         .copied()
-        .chain(common::hashes(5, 3_000))
+        .chain(common::hashes(5, sized(3_000, 60)))
         .collect();
     for width in common::WIDTHS {
         for kind in KINDS {
