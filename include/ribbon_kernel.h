@@ -46,13 +46,29 @@
  * threads at once. ribbon_set_backend is process-wide and affects views
  * opened afterwards.
  *
+ * Contexts (a Linux kernel module, an interrupt handler): no function
+ * sleeps, allocates, takes a lock or blocks, so any may be called in
+ * atomic context. Stack is the limit: on x86_64 single queries take at
+ * most ~1 KiB, batch queries and builds up to ~6 KiB (docs/c-guide.md,
+ * "Stack and code size"); keep those out of hard-interrupt context. Batch
+ * time is linear in the keys: split a batch into chunks to bound a
+ * non-preemptible stretch. In a Linux module, link the x86_64-unknown-none
+ * archive relinked as docs/c-guide.md "From a Linux kernel module" shows
+ * (tests/kernel/ loads it in a booted kernel); it has no SIMD kernels.
+ *
  * This header is C99 and C++ compatible.
  */
 #ifndef RIBBON_KERNEL_H
 #define RIBBON_KERNEL_H
 
+#ifdef __KERNEL__
+/* A Linux kernel build: no C library headers (tests/kernel/). */
+#include <linux/types.h>
+#include <linux/limits.h>
+#else
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -333,7 +349,14 @@ size_t ribbon_max_banding_scratch_words(uint32_t kind, uint32_t width,
 /* A bound x for n keys as a size_t: where size_t is narrower than 64 bits,
  * a bound past SIZE_MAX, or more keys than SIZE_MAX (no plan takes them),
  * is SIZE_MAX (this doubles the text of each use there). */
-#if SIZE_MAX < 0xffffffffffffffffull
+#if defined(__KERNEL__)
+#if BITS_PER_LONG < 64 /* the kernel's SIZE_MAX is not a preprocessor number */
+#define RIBBON__SIZE_NARROW 1
+#endif
+#elif SIZE_MAX < 0xffffffffffffffffull
+#define RIBBON__SIZE_NARROW 1
+#endif
+#ifdef RIBBON__SIZE_NARROW
 #define RIBBON__SIZE(n, x) ((n)>SIZE_MAX||(x)>SIZE_MAX?SIZE_MAX:RIBBON__ZU(x))
 #else
 #define RIBBON__SIZE(n, x) RIBBON__ZU(x)

@@ -50,8 +50,9 @@ pub(crate) use sizing::{
     MAX_LAYERS, bumping_blocks, last_blocks, layer_bounds, layer_geometry, max_listed, next_cap,
     scratch_parts,
 };
-// GROUP_BUCKETS: the x86_64 Bumped kernels' lane arithmetic.
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
+// GROUP_BUCKETS: the x86_64 Bumped kernels' lane arithmetic (absent from
+// soft-float builds).
+#[cfg_attr(not(ribbon_x86_kernels), allow(unused_imports))]
 pub(crate) use thresholds::{
     BumpedKey, GROUP_BUCKETS, GROUP_BYTES, ThresholdsRef, encode_thresholds, listed_exceptions,
     threshold_groups,

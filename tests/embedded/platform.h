@@ -14,9 +14,14 @@
 #include <stdint.h>
 
 #if defined(__GNUC__) || defined(__clang__)
-#define PLATFORM_NOINLINE __attribute__((noinline))
-#define PLATFORM_ALWAYS_INLINE inline __attribute__((always_inline))
-#define PLATFORM_NORETURN __attribute__((noreturn))
+#define PLATFORM_NOINLINE __attribute__((__noinline__))
+#define PLATFORM_ALWAYS_INLINE inline __attribute__((__always_inline__))
+/* A build may define it empty: a Linux module's objtool cannot see that a
+ * function in another object never returns, and reports the call's
+ * caller as falling through. */
+#ifndef PLATFORM_NORETURN
+#define PLATFORM_NORETURN __attribute__((__noreturn__))
+#endif
 #else
 #error "these tests need GCC or Clang (attributes and inline assembly)"
 #endif
@@ -40,6 +45,17 @@ uintptr_t platform_stack_limit(void);
  * bound for any measured call's depth (a call reaching the bottom of the
  * window is reported as a failure, never as a number). */
 size_t platform_probe_window(void);
+
+/* Optional: PLATFORM_PROBE_HOOKS=1 (set by the platform's build) calls
+ * these around each measured call, before the paint and after the scan
+ * (the kernel module turns interrupts off in between). */
+#ifndef PLATFORM_PROBE_HOOKS
+#define PLATFORM_PROBE_HOOKS 0
+#endif
+#if PLATFORM_PROBE_HOOKS
+void platform_probe_begin(void);
+void platform_probe_end(void);
+#endif
 
 /* A short name of the target for the report ("thumbv7em", ...). */
 const char *platform_name(void);

@@ -161,13 +161,25 @@ static PLATFORM_ALWAYS_INLINE uintptr_t probe_scan(uintptr_t sp) {
     return sp - (uintptr_t)p;
 }
 
-/* Wraps one call: paint, call, scan, then record (after the scan). */
+#if PLATFORM_PROBE_HOOKS
+#define PROBE_BEGIN() platform_probe_begin()
+#define PROBE_END() platform_probe_end()
+#else
+#define PROBE_BEGIN() ((void)0)
+#define PROBE_END() ((void)0)
+#endif
+
+/* Wraps one call: paint, call, scan, then record (after the scan). The
+ * platform's hooks, if any, run before the paint and after the scan. */
 #define PROBE_CALL(id, call)                  \
     do {                                      \
-        uintptr_t probe_sp_ = probe_paint();  \
+        uintptr_t probe_sp_;                  \
         uintptr_t probe_depth_;               \
+        PROBE_BEGIN();                        \
+        probe_sp_ = probe_paint();            \
         call;                                 \
         probe_depth_ = probe_scan(probe_sp_); \
+        PROBE_END();                          \
         probe_note(PROBE_##id, probe_depth_); \
     } while (0)
 
