@@ -45,7 +45,7 @@ use crate::error::Error;
 use crate::layout::{Family, Width};
 pub(crate) use build::{build, build_values};
 pub(crate) use keys::{LayerKey, key_set_digest, retry_seed};
-pub(crate) use lanes::{BandLimits, band_layer};
+pub(crate) use lanes::{BandLimits, SIDE_BY_SIDE, band_layer};
 pub(crate) use order::order_for_banding;
 
 /// A Bumped filter's shape, besides its keys: width, columns (every

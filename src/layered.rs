@@ -737,6 +737,23 @@ impl LayerSpan {
         bytes.get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
     }
 
+    /// The layer's thresholds in `bytes` (none should the span not fit
+    /// them), its geometry `parts`'.
+    #[inline(always)]
+    fn thresholds<'b>(&self, parts: &Parts, bytes: &'b [u8]) -> ThresholdsRef<'b> {
+        let both = LayerSpan::range(bytes, self.groups_at, self.payload_at).unwrap_or(&[]);
+        let groups_len = usize::try_from(self.listed_at.wrapping_sub(self.groups_at));
+        let (groups, listed) = groups_len
+            .ok()
+            .and_then(|n| both.split_at_checked(n))
+            .unwrap_or((&[], &[]));
+        ThresholdsRef {
+            buckets: Buckets::for_width(parts.geometry.width),
+            groups,
+            listed,
+        }
+    }
+
     /// The layer's payload in `bytes`: [`Error::Truncated`] if the span
     /// does not fit them (an open stores only spans that do).
     #[inline(always)]
@@ -804,31 +821,68 @@ fn bumping_first_layer<K: LayerKernels>(
     }
 }
 
+/// Whether the C views' batch of a Bumped structure decodes the later
+/// layers' query state once per call ([`BumpedTop`], whose batch gathers
+/// the keys a layer bumps for the next layer's batch kernel): on 64-bit
+/// targets. On 32-bit ones (small stacks: Cortex-M) each key the first
+/// layer bumps walks the later layers from the bytes, as a single
+/// query's does ([`walk_bumped`]): the decoded state, the gathered keys
+/// and a walk under them took 2 KiB of a Cortex-M4's stack.
+#[cfg(feature = "capi")]
+const DECODE_LATER_LAYERS: bool = cfg!(target_pointer_width = "64");
+
 /// Every hash's answer into `out` (of the same length) for the structure
 /// `bytes` whose first layer is `parts` and `span`, as
 /// [`first_layer_answer`] answers one: the batch of the C views. The first
-/// layer's batch kernel answers from the struct's parts; a Bumped
-/// structure's (`layered`) later layers are decoded from the bytes, once
-/// per call, in a frame of their own.
+/// layer's batch kernel answers from the struct's parts; if it bumps keys
+/// (a Bumped structure's first layer, `layered`, that is not its `last`),
+/// the later layers answer those ([`DECODE_LATER_LAYERS`] says how).
 #[cfg(feature = "capi")]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn first_layer_batch<A: Answer>(
     parts: &Parts,
     span: &LayerSpan,
     layered: bool,
+    last: bool,
     bytes: &[u8],
     backend: Backend,
     hashes: &[u64],
     out: &mut [A],
 ) -> Result<(), Error> {
     let kernels = A::for_layer(backend, &parts.geometry).ok_or(Error::BackendUnavailable)?;
-    if layered {
+    if layered && DECODE_LATER_LAYERS {
         return layered_batch(parts, &kernels, bytes, backend, hashes, out);
     }
     // As in `first_layer_answer`: decoded with the parts, checked all
     // the same.
     let payload = span.payload(bytes)?;
     kernels.batch(parts, payload, hashes, out);
+    if layered && !last {
+        walk_bumped(parts, span, bytes, backend, hashes, out);
+    }
     Ok(())
+}
+
+/// The rest of a batch once the first layer (`parts`, `span`; it bumps)
+/// answered every hash: each key it bumped walks the later layers from
+/// the bytes ([`walk_layers`], after this frame's check of the key),
+/// their answer replacing the first layer's.
+#[cfg(feature = "capi")]
+#[inline(never)]
+fn walk_bumped<A: Answer>(
+    parts: &Parts,
+    span: &LayerSpan,
+    bytes: &[u8],
+    backend: Backend,
+    hashes: &[u64],
+    out: &mut [A],
+) {
+    let thresholds = span.thresholds(parts, bytes);
+    for (&hash, answer) in hashes.iter().zip(out) {
+        if let Some(x) = bumped_by(parts, &thresholds, hash) {
+            *answer = walk_layers::<Kernels<Parts, A>>(bytes, backend, 1, x);
+        }
+    }
 }
 
 /// [`first_layer_batch`] of Bumped layers.
@@ -870,19 +924,12 @@ fn bumping_layer_step<A>(
     payload: &[u8],
     hash: u64,
 ) -> Result<A, u64> {
-    let both = LayerSpan::range(bytes, span.groups_at, span.payload_at).unwrap_or(&[]);
-    let groups_len = usize::try_from(span.listed_at.wrapping_sub(span.groups_at));
-    let (groups, listed) = groups_len
-        .ok()
-        .and_then(|n| both.split_at_checked(n))
-        .unwrap_or((&[], &[]));
-    let thresholds = ThresholdsRef {
-        buckets: Buckets::for_width(parts.geometry.width),
-        groups,
-        listed,
-    };
+    let thresholds = span.thresholds(parts, bytes);
     match bumped_by(parts, &thresholds, hash) {
         Some(x) => Err(x),
         None => Ok(one(parts, payload, hash)),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,7 +4,8 @@
 //! seeds until its bumped keys fit the next layer's cap.
 
 use super::{
-    BandLimits, Bounds, LayerKey, Shape, band_layer, key_set_digest, order_for_banding, retry_seed,
+    BandLimits, Bounds, LayerKey, SIDE_BY_SIDE, Shape, band_layer, key_set_digest,
+    order_for_banding, retry_seed,
 };
 use crate::band::{AddOutcome, insert};
 use crate::bumped_layout::{
@@ -111,7 +112,7 @@ fn build_as<W: Coeff, K: LayerKey>(
         // Layer data goes after a table of the most layers there can be;
         // the gap is closed once the layers are known.
         data_at: HEADER_BYTES + ENTRY_BYTES * bounds.layers,
-        entries: [None; MAX_LAYERS],
+        reserved_layers: bounds.layers,
         layers: 0,
         seed: shape.seed,
         cap: n,
@@ -130,7 +131,7 @@ fn build_as<W: Coeff, K: LayerKey>(
         let inputs = next.get(..k).ok_or(Error::TooLarge)?;
         bumped = b.layer(inputs.iter().copied(), ordered)?;
     }
-    b.finish(n, bounds.layers)
+    b.finish(n)
 }
 
 /// The state of a layered build between layers: the scratch parts, the
@@ -144,7 +145,10 @@ struct LayerBuilder<'a, W> {
     out: &'a mut [u8],
     /// Where the next layer's data goes.
     data_at: usize,
-    entries: [Option<LayerEntry>; MAX_LAYERS],
+    /// Entries the layer table before the data has room for; each
+    /// layer's entry is written there as the layer is done (not kept in
+    /// the frame: 16 of them took 640 bytes of a Cortex-M4's stack).
+    reserved_layers: usize,
     layers: usize,
     /// The next seed to try.
     seed: u32,
@@ -154,6 +158,9 @@ struct LayerBuilder<'a, W> {
 }
 
 impl<W: Coeff> LayerBuilder<'_, W> {
+    // Out of line: inlined, its 64-bit sizing's spills stayed in the
+    // frame under the banding (32-bit Arm).
+    #[inline(never)]
     fn geometry(&self, blocks: u64) -> Result<Geometry, Error> {
         let s = self.shape;
         layer_geometry(s.width, blocks, s.lower_columns, s.upper_millis)
@@ -210,6 +217,7 @@ impl<W: Coeff> LayerBuilder<'_, W> {
             let limits = BandLimits {
                 min_segment_buckets: MIN_SEGMENT_BUCKETS,
                 bumped: usize::try_from(cap_next).unwrap_or(usize::MAX),
+                side_by_side: SIDE_BY_SIDE,
             };
             let bumped = band_layer::<W, K>(
                 buckets,
@@ -221,33 +229,54 @@ impl<W: Coeff> LayerBuilder<'_, W> {
                 limits,
             )
             .map_err(|()| Error::TooLarge)?;
-            let num_buckets =
-                usize::try_from(buckets.count(g.num_starts())).map_err(|_| Error::TooLarge)?;
-            let thresholds = self.thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
-            let listed = listed_exceptions(buckets, thresholds);
             // Past a cap the plan's bounds allow for: the next seed.
-            if bumped as u64 > cap_next || listed as u64 > max_listed(num_buckets as u64) {
-                continue;
+            if bumped as u64 <= cap_next && self.keep_layer(&g, this_seed, expander.seed_mix, k)? {
+                self.cap = cap_next;
+                return Ok(Some(bumped));
             }
-            let data_at = self.data_at;
-            let groups_end = data_at + threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
-            let listed_end = groups_end + 4 * listed;
-            let data = self
-                .out
-                .get_mut(data_at..listed_end)
-                .ok_or(Error::TooLarge)?;
-            let (groups, list) = data
-                .split_at_mut_checked(groups_end - data_at)
-                .ok_or(Error::TooLarge)?;
-            encode_thresholds(buckets, thresholds, groups, list)
-                .map_err(|()| Error::ConstructionFailed)?;
-            let listed = u32::try_from(listed).map_err(|_| Error::TooLarge)?;
-            let entry = layer_entry(&g, this_seed, listed, k);
-            self.solve_and_record(&g, expander.seed_mix, listed_end, entry)?;
-            self.cap = cap_next;
-            return Ok(Some(bumped));
         }
         Err(Error::ConstructionFailed)
+    }
+
+    /// Encodes the thresholds of the bumping layer `g` just banded (of
+    /// `k` keys, with `seed`, whose mix is `seed_mix`), solves it and
+    /// records it:
+    /// `Ok(false)`, with nothing written, when it lists more exceptions
+    /// than the plan's bounds allow for.
+    // Out of line: its frame is gone while the next attempt bands (on
+    // 32-bit Arm, inlined, it added to `band_layer`'s).
+    #[inline(never)]
+    fn keep_layer(
+        &mut self,
+        g: &Geometry,
+        seed: u32,
+        seed_mix: u64,
+        k: usize,
+    ) -> Result<bool, Error> {
+        let buckets = Buckets::for_width(self.shape.width);
+        let num_buckets =
+            usize::try_from(buckets.count(g.num_starts())).map_err(|_| Error::TooLarge)?;
+        let thresholds = self.thresholds.get(..num_buckets).ok_or(Error::TooLarge)?;
+        let listed = listed_exceptions(buckets, thresholds);
+        if listed as u64 > max_listed(num_buckets as u64) {
+            return Ok(false);
+        }
+        let data_at = self.data_at;
+        let groups_end = data_at + threshold_groups(num_buckets as u64) as usize * GROUP_BYTES;
+        let listed_end = groups_end + 4 * listed;
+        let data = self
+            .out
+            .get_mut(data_at..listed_end)
+            .ok_or(Error::TooLarge)?;
+        let (groups, list) = data
+            .split_at_mut_checked(groups_end - data_at)
+            .ok_or(Error::TooLarge)?;
+        encode_thresholds(buckets, thresholds, groups, list)
+            .map_err(|()| Error::ConstructionFailed)?;
+        let listed = u32::try_from(listed).map_err(|_| Error::TooLarge)?;
+        let entry = layer_entry(g, seed, listed, k);
+        self.solve_and_record(g, seed_mix, listed_end, entry)?;
+        Ok(true)
     }
 
     /// Back-substitutes the banded rows of layer `g` (its seed's mix
@@ -273,7 +302,15 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         let rows = Rows::new_for(self.shape.width, rows, true);
         self.solve
             .run(g, FreeRows::Pseudorandom(seed_mix), rows, payload);
-        *self.entries.get_mut(self.layers).ok_or(Error::TooLarge)? = Some(entry);
+        if self.layers >= self.reserved_layers.min(MAX_LAYERS) {
+            return Err(Error::TooLarge);
+        }
+        let at = HEADER_BYTES + ENTRY_BYTES * self.layers;
+        let dest = self
+            .out
+            .get_mut(at..at + ENTRY_BYTES)
+            .ok_or(Error::TooLarge)?;
+        dest.copy_from_slice(&entry.encode());
         self.layers += 1;
         self.data_at = payload_end;
         Ok(())
@@ -289,6 +326,9 @@ impl<W: Coeff> LayerBuilder<'_, W> {
     /// keys need: its first sizes have little slack), then at its largest
     /// size with seeds from the keys' digest ([`LAST_LAYER_RETRIES`], as a
     /// bumping layer retries).
+    // Out of line: inlined into `layer`, its frame added to the bumping
+    // layers' banding on 32-bit Arm.
+    #[inline(never)]
     fn last_layer<K: LayerKey>(
         &mut self,
         inputs: impl ExactSizeIterator<Item = K> + Clone,
@@ -337,12 +377,12 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         })
     }
 
-    /// Closes the gap after the layer table (reserved for `reserved_layers`
-    /// layers), writes the table and then the header of `n` keys, and
-    /// answers the length.
-    fn finish(self, n: u64, reserved_layers: usize) -> Result<usize, Error> {
+    /// Closes the gap after the layer table (its entries written, room
+    /// for `reserved_layers`), writes the header of `n` keys, and answers
+    /// the length.
+    fn finish(self, n: u64) -> Result<usize, Error> {
         let (out, layers) = (self.out, self.layers);
-        let reserved = HEADER_BYTES + ENTRY_BYTES * reserved_layers;
+        let reserved = HEADER_BYTES + ENTRY_BYTES * self.reserved_layers;
         let table_end = HEADER_BYTES + ENTRY_BYTES * layers;
         close_gap(out, table_end, reserved, self.data_at).ok_or(Error::TooLarge)?;
         let shape = self.shape;
@@ -360,12 +400,6 @@ impl<W: Coeff> LayerBuilder<'_, W> {
             num_keys: n,
             num_layers: layers,
         };
-        for (i, entry) in self.entries.iter().take(layers).enumerate() {
-            let at = HEADER_BYTES + ENTRY_BYTES * i;
-            let entry = entry.ok_or(Error::ConstructionFailed)?;
-            let dest = out.get_mut(at..at + ENTRY_BYTES).ok_or(Error::TooLarge)?;
-            dest.copy_from_slice(&entry.encode());
-        }
         // The header last: until here a failed build leaves none.
         let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
         dest.copy_from_slice(&header.encode());

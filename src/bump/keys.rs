@@ -85,6 +85,9 @@ const DIGEST_MIX: u64 = 0xb7e1_5162_8aed_2a6b;
 /// second pass: aiming keys at the seed they will get means searching
 /// the 2^32 seeds with two passes over all the keys per candidate.
 /// `salt` separates plans' seeds and layers.
+// Out of line: it runs once per retried layer, and inlined its frame
+// stayed under the banding's on 32-bit Arm.
+#[inline(never)]
 pub(crate) fn key_set_digest<K: LayerKey>(keys: impl Iterator<Item = K> + Clone, salt: u64) -> u64 {
     let first = keys.clone().fold(salt, |acc, k| k.mix_into(acc));
     keys.fold(first ^ salt.rotate_left(32), |acc, k| k.mix_into(acc))

@@ -24,7 +24,19 @@ pub(crate) struct BandLimits {
     pub(crate) min_segment_buckets: u64,
     /// The most bumped keys the caller can use (the next layer's cap).
     pub(crate) bumped: usize,
+    /// Whether a layer cut into segments bands them side by side
+    /// ([`SIDE_BY_SIDE`] for builds; tests ask for both schedules), or
+    /// one lane after another in bucket order. Both give the same rows,
+    /// thresholds and bumped keys.
+    pub(crate) side_by_side: bool,
 }
+
+/// Whether builds band a layer's segments side by side: on 64-bit
+/// targets, where the lanes' chains overlap their loads. On 32-bit ones
+/// the lanes go one after another in bucket order, so that one lane's
+/// state is in the frame at a time (seven of them took 2 KiB of a
+/// Cortex-M4's stack).
+pub(crate) const SIDE_BY_SIDE: bool = cfg!(target_pointer_width = "64");
 
 /// Bands `ordered` (remixed with the layer's seed, in banding order) into
 /// `rows` (zeroed, Standard Ribbon's stride, the layer's slots) and writes
@@ -63,6 +75,7 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     let BandLimits {
         min_segment_buckets,
         bumped: limit,
+        side_by_side,
     } = limits;
     // The starts below come from the remixed value alone, as a Standard
     // expander without smash makes them.
@@ -83,21 +96,21 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     thresholds.fill(buckets.size() as u16);
     let entries = kept_entries(buckets, W::BITS);
     let kept = kept.get_mut(..entries * BANDING_LANES).ok_or(())?;
-    // The lanes' buckets, in banding order: segment, boundary bucket,
-    // segment, ..., segment.
-    let mut spans = [(num_buckets, num_buckets); BANDING_LANES];
-    match boundary_buckets(buckets, W::BITS, num_buckets, min_segment_buckets) {
-        None => spans[0] = (0, num_buckets),
-        Some(at) => {
-            let mut first = 0;
-            for (k, &b) in at.iter().enumerate() {
-                spans[2 * k] = (first, b);
-                spans[2 * k + 1] = (b, b + 1);
-                first = b + 1;
-            }
-            spans[BANDING_LANES - 1] = (first, num_buckets);
+    // Lane `index`'s buckets, in banding order: segment, boundary bucket,
+    // segment, ..., segment (with no boundaries, one segment and empty
+    // lanes).
+    let boundaries = boundary_buckets(buckets, W::BITS, num_buckets, min_segment_buckets);
+    let segmented = boundaries.is_some();
+    let span = |index: usize| -> (u64, u64) {
+        let at = boundaries.unwrap_or([num_buckets; BANDING_SEGMENTS - 1]);
+        let boundary = |k: usize| at.get(k).copied().unwrap_or(num_buckets);
+        match (index / 2, index % 2) {
+            _ if !segmented => (if index == 0 { 0 } else { num_buckets }, num_buckets),
+            (0, 0) => (0, boundary(0)),
+            (k, 0) => (boundary(k - 1) + 1, boundary(k)),
+            (k, _) => (boundary(k), boundary(k) + 1),
         }
-    }
+    };
     // Keys the lanes' buckets bump, counted as each bucket bumps (in the
     // lanes' cold path, so the banding loop pays nothing for it).
     let bumped_total = &core::cell::Cell::new(0usize);
@@ -108,7 +121,7 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     // Each lane's keys, thresholds and kept list, split off in turn.
     let (mut keys_rest, mut thresholds_rest, mut kept_rest) = (&mut *ordered, thresholds, kept);
     let mut lane = |index: usize| -> Result<Lane<'_, W, K>, ()> {
-        let (first, end) = *spans.get(index).ok_or(())?;
+        let (first, end) = span(index);
         let keys = keys_rest
             .partition_point(|k| buckets.locate(start(k.hash(), expander.num_starts, 0)).0 < end);
         let (lane_keys, k) = core::mem::take(&mut keys_rest)
@@ -149,34 +162,62 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
             crafted,
         })
     };
-    let mut s0 = lane(0)?;
-    if spans[0].1 == num_buckets {
-        // One segment.
-        s0.run(rows)?;
-        return Ok(match bumped_total.get() {
-            past if past > limit => past,
-            _ => s0.bumped,
-        });
+    // The rows of segment `k` (words): up to the middle of the next
+    // boundary bucket (a chain that reaches past is refused).
+    let segment_rows = |k: usize| {
+        let (first, end) = span(2 * k);
+        let end_row = if end == num_buckets {
+            num_slots
+        } else {
+            (row_of(end) + buckets.low_back() as usize).min(num_slots)
+        };
+        (row_of(first) * stride, end_row * stride)
+    };
+    if !(segmented && side_by_side && SIDE_BY_SIDE) {
+        // One lane at a time, in bucket order: a boundary bucket's high
+        // keys (their chains may run into the next segment's rows), then
+        // its low keys in its own rows.
+        let mut counts = [(0, 0); BANDING_LANES];
+        let lanes = if segmented { BANDING_LANES } else { 1 };
+        for (index, count) in counts.iter_mut().enumerate().take(lanes) {
+            let mut lane = lane(index)?;
+            if index % 2 == 1 {
+                let lane_rows = rows.get_mut(lane.first_row * stride..).ok_or(())?;
+                lane.run(lane_rows)?;
+                lane.pause_back = u32::MAX;
+            }
+            let (from, to) = match index % 2 {
+                1 => (
+                    lane.first_row * stride,
+                    (lane.first_row + buckets.size() as usize).min(num_slots) * stride,
+                ),
+                _ => segment_rows(index / 2),
+            };
+            lane.run(rows.get_mut(from..to).ok_or(())?)?;
+            *count = (lane.keys.len(), lane.bumped);
+            // Past the limit: the layer is lost.
+            if bumped_total.get() > limit {
+                return Ok(bumped_total.get());
+            }
+        }
+        return gather_bumped(ordered, counts);
     }
-    let (mut b1, mut s1, mut b2, mut s2, mut b3, mut s3) =
-        (lane(1)?, lane(2)?, lane(3)?, lane(4)?, lane(5)?, lane(6)?);
+    let (mut s0, mut b1, mut s1, mut b2, mut s2, mut b3, mut s3) = (
+        lane(0)?,
+        lane(1)?,
+        lane(2)?,
+        lane(3)?,
+        lane(4)?,
+        lane(5)?,
+        lane(6)?,
+    );
     // Boundary buckets' high keys.
     for lane in [&mut b1, &mut b2, &mut b3] {
         let lane_rows = rows.get_mut(lane.first_row * stride..).ok_or(())?;
         lane.run(lane_rows)?;
     }
-    // The segments, side by side, each in its own rows: up to the middle
-    // of the next boundary bucket (a chain that reaches past is refused).
-    let mut row_spans = [(0, 0); BANDING_SEGMENTS];
-    for (k, span) in row_spans.iter_mut().enumerate() {
-        let (first, end) = spans[2 * k];
-        let end_row = if k + 1 == BANDING_SEGMENTS {
-            num_slots
-        } else {
-            (row_of(end) + buckets.low_back() as usize).min(num_slots)
-        };
-        *span = (row_of(first) * stride, end_row * stride);
-    }
+    // The segments, side by side, each in its own rows.
+    let row_spans = core::array::from_fn(segment_rows);
     let [r0, r1, r2, r3] = carve(rows, row_spans).ok_or(())?;
     loop {
         let more0 = s0.advance(r0)?;
@@ -200,9 +241,17 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
     if bumped_total.get() > limit {
         return Ok(bumped_total.get());
     }
-    // Each lane's bumped keys lie at the front of its keys: moved down
-    // behind those of the lanes before it.
     let counts = [s0, b1, s1, b2, s2, b3, s3].map(|lane| (lane.keys.len(), lane.bumped));
+    gather_bumped(ordered, counts)
+}
+
+/// Moves each lane's bumped keys (at the front of its keys) down behind
+/// those of the lanes before it; `counts` are the lanes' keys and bumped
+/// keys, in order. Answers how many there are.
+fn gather_bumped<K: LayerKey>(
+    ordered: &mut [K],
+    counts: [(usize, usize); BANDING_LANES],
+) -> Result<usize, ()> {
     let (mut begin, mut bumped) = (0, 0);
     for (keys, count) in counts {
         // `bumped <= begin`: an element-wise copy down (no panic path).

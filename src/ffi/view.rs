@@ -162,6 +162,7 @@ impl<'a> CheckedView<'a> {
             self.parts(),
             self.span(),
             self.layered(),
+            self.last(),
             self.bytes,
             backend,
             hashes,
