@@ -38,6 +38,19 @@ impl PtrSlot {
     }
 }
 
+impl PtrSlot {
+    /// The slot's 8 bytes as an integer (the address, zero-extended where
+    /// a pointer is narrower): what a struct's check covers, so that a
+    /// change to the bytes past a 32-bit pointer is refused too.
+    pub(super) fn bits(self) -> u64 {
+        // SAFETY: every slot was written whole (`NULL`, then the pointer
+        // over it), so all 8 bytes are initialized; reading them as an
+        // integer only drops the pointer's provenance, which `bits` does
+        // not give back.
+        unsafe { self.word }
+    }
+}
+
 impl core::fmt::Debug for PtrSlot {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{:p}", self.get())

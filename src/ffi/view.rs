@@ -72,19 +72,20 @@ fn write_view_words(
             .cast::<Parts>()
             .write(view.first.parts)
     };
-    w[CHECK_AT] = view_check(w, ptr);
+    w[CHECK_AT] = view_check(w, PtrSlot::new(ptr).bits());
 }
 
-/// The check word of a view struct's words and bytes pointer: the words
-/// but the last xored together, with the pointer's address and a constant
+/// The check word of a view struct's words and bytes pointer slot: the
+/// words but the last xored together, with the slot's bits (all 8 bytes,
+/// also where a pointer has 4: [`PtrSlot::bits`]) and a constant
 /// (no chain and no rotation, so that the processor folds them a vector at
 /// a time: a query checks its struct in a few instructions). A struct no
 /// open filled in fails it but for one chance in 2^64; any change to one
 /// word of a struct an open filled in fails it always.
 #[inline(always)]
-fn view_check(w: &[u64; VIEW_WORDS], ptr: *const u8) -> u64 {
+fn view_check(w: &[u64; VIEW_WORDS], slot_bits: u64) -> u64 {
     let folded = w[..CHECK_AT].iter().fold(0, |acc, word| acc ^ word);
-    folded ^ 0x6a09_e667_f3bc_c908 ^ (ptr.addr() as u64).rotate_left(29)
+    folded ^ 0x6a09_e667_f3bc_c908 ^ slot_bits.rotate_left(29)
 }
 
 /// A view struct's words, checked: what [`write_view_words`] stored.
@@ -221,7 +222,7 @@ unsafe fn load_view(
     w: &[u64; VIEW_WORDS],
 ) -> Result<CheckedView<'_>, i32> {
     let ptr = slot.get();
-    if w[0] != magic || w[CHECK_AT] != view_check(w, ptr) || ptr.is_null() {
+    if w[0] != magic || w[CHECK_AT] != view_check(w, slot.bits()) || ptr.is_null() {
         return Err(RIBBON_ERR_UNINITIALIZED);
     }
     // A length past `isize::MAX` was never stored (an open refuses it).
