@@ -164,6 +164,7 @@ mod layout;
 mod plan;
 mod probe;
 mod retrieval;
+mod sharded;
 mod sizing;
 // The kit the integration tests, benches and examples share.
 #[cfg(test)]
@@ -211,7 +212,12 @@ pub use plan::{
     MIN_MILLIBITS_PER_KEY, Plan,
 };
 pub use retrieval::{MAX_VALUE_BITS, RetrievalPlan, RetrievalRef};
+pub use sharded::{Partitioned, ShardJob, ShardJobs, ShardedPlan, shard_of};
 pub use sizing::MAX_KEYS;
+
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use sharded::{ShardedFilter, ShardedFilterRef};
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]

@@ -49,6 +49,9 @@ const LAYERS: &[(&str, u32)] = &[
     ("bounds", 13),
     // Retrieval: Standard Ribbon with values as right sides (issue 19).
     ("retrieval", 13),
+    // Sharded filters (issue 42): shards of ordinary filters behind a
+    // directory.
+    ("sharded", 13),
     // Front ends.
     ("owned", 14),
     ("owned_retrieval", 14),
