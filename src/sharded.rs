@@ -568,6 +568,14 @@ impl ShardJob<'_> {
     }
 }
 
+/// Hashes per chunk of a batch query over `shards` shards: about 64 per
+/// shard, so that each shard's group fills its batch kernel's pipeline,
+/// within 1,024 and 65,536 (the chunk's buffers take 13 bytes per hash).
+#[cfg(feature = "alloc")]
+fn batch_chunk(shards: usize) -> usize {
+    shards.saturating_mul(64).clamp(1024, 1 << 16)
+}
+
 /// One shard of a view: its decoded state and where its bytes lie.
 #[cfg(feature = "alloc")]
 #[derive(Clone, Copy)]
@@ -635,9 +643,12 @@ impl Table {
         }
     }
 
-    /// Answers `hashes` into `out` (same length): each run of hashes of one
-    /// shard through the shard's batch query, single hashes through its
-    /// single query.
+    /// Answers `hashes` into `out` (same length). With one shard, its
+    /// batch query; else chunk by chunk of [`batch_chunk`] hashes: the
+    /// chunk's hashes grouped by shard (a counting sort, with their places),
+    /// each shard's group through the shard's batch query (which keeps its
+    /// SIMD expansion and prefetching), the answers put back in place.
+    /// Allocates the chunk's buffers once per call.
     fn contains_batch(&self, bytes: &[u8], hashes: &[u64], out: &mut [bool]) -> Result<(), Error> {
         if hashes.len() != out.len() {
             return Err(Error::LengthMismatch {
@@ -646,26 +657,50 @@ impl Table {
             });
         }
         let s = self.shards.len();
-        let mut i = 0;
-        while i < hashes.len() {
-            let shard = shard_of(hashes[i], s);
-            let mut j = i + 1;
-            while j < hashes.len() && shard_of(hashes[j], s) == shard {
-                j += 1;
+        if s == 1 {
+            if let Some(sh) = self.shards.first() {
+                let b = bytes.get(sh.start..sh.end).unwrap_or(&[]);
+                sh.state.batch(b, sh.state.payload(b), hashes, out);
             }
-            let Some(sh) = self.shards.get(shard) else {
-                out[i..j].fill(false);
-                i = j;
-                continue;
-            };
-            let b = bytes.get(sh.start..sh.end).unwrap_or(&[]);
-            let payload = sh.state.payload(b);
-            if j - i == 1 {
-                out[i] = sh.state.one(b, payload, hashes[i]);
-            } else {
-                sh.state.batch(b, payload, &hashes[i..j], &mut out[i..j]);
+            return Ok(());
+        }
+        let chunk = batch_chunk(s).min(hashes.len());
+        let mut grouped = alloc::vec![0u64; chunk];
+        let mut places = alloc::vec![0u32; chunk];
+        let mut answers = alloc::vec![false; chunk];
+        // starts[b]: where shard b's group begins; ends[b] its cursor, then
+        // its end.
+        let mut starts = alloc::vec![0u32; s + 1];
+        let mut ends = alloc::vec![0u32; s];
+        for (hashes, out) in hashes.chunks(chunk).zip(out.chunks_mut(chunk)) {
+            starts.fill(0);
+            for &h in hashes {
+                starts[shard_of(h, s) + 1] += 1;
             }
-            i = j;
+            for b in 0..s {
+                starts[b + 1] += starts[b];
+            }
+            ends.copy_from_slice(&starts[..s]);
+            for (place, &h) in hashes.iter().enumerate() {
+                let b = shard_of(h, s);
+                let at = ends[b] as usize;
+                ends[b] += 1;
+                grouped[at] = h;
+                places[at] = place as u32;
+            }
+            for (b, sh) in self.shards.iter().enumerate() {
+                let group = starts[b] as usize..ends[b] as usize;
+                if group.is_empty() {
+                    continue;
+                }
+                let bytes = bytes.get(sh.start..sh.end).unwrap_or(&[]);
+                let payload = sh.state.payload(bytes);
+                sh.state
+                    .batch(bytes, payload, &grouped[group.clone()], &mut answers[group]);
+            }
+            for (&place, &answer) in places.iter().zip(&answers).take(hashes.len()) {
+                out[place as usize] = answer;
+            }
         }
         Ok(())
     }

@@ -17,6 +17,9 @@ mod retrieval_cases;
 // `retrieval_cases`, which it reaches as `super::`.
 #[path = "common/structure_cases.rs"]
 mod structure_cases;
+// The sharded target's check (issue 42).
+#[path = "common/sharded_cases.rs"]
+mod sharded_cases;
 
 use std::path::PathBuf;
 
@@ -60,6 +63,15 @@ fn replay_from_bytes() {
     for (name, bytes) in inputs("from_bytes") {
         eprintln!("from_bytes/{name}");
         cases::check_bytes(&bytes);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads files")]
+fn replay_sharded_from_bytes() {
+    for (name, bytes) in inputs("sharded_from_bytes") {
+        eprintln!("sharded_from_bytes/{name}");
+        sharded_cases::check_sharded_bytes(&bytes);
     }
 }
 
