@@ -664,7 +664,7 @@ impl Table {
             }
             return Ok(());
         }
-        let chunk = batch_chunk(s).min(hashes.len());
+        let chunk = batch_chunk(s).min(hashes.len()).max(1);
         let mut grouped = alloc::vec![0u64; chunk];
         let mut places = alloc::vec![0u32; chunk];
         let mut answers = alloc::vec![false; chunk];
@@ -959,7 +959,11 @@ fn run_jobs(jobs: ShardJobs<'_>, words: usize, threads: usize) -> Result<(), Err
         first
     };
     let errors: Vec<Option<(usize, Error)>> = std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        // Where a thread cannot start (wasm32-wasip1 has none), the
+        // threads that did, this one among them, take its shards.
+        let others: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .collect();
         let mut errors = alloc::vec![work()];
         for handle in others {
             // A build never panics; if one did, say so as an error.
