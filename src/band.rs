@@ -495,8 +495,24 @@ impl<'s> Banding<'s> {
     }
 
     /// Back-substitutes the system and writes the serialized filter to the
-    /// first [`crate::Plan::filter_bytes`] bytes of `out`.
+    /// first [`crate::Plan::filter_bytes`] bytes of `out`, sealed.
     pub(crate) fn solve_into(&self, out: &mut [u8]) -> Result<(), Error> {
+        self.solve_unsealed(out)?;
+        // The checksum's frame after the back-substitution's is gone.
+        crate::layout::seal(
+            out.get_mut(..self.geometry.filter_bytes())
+                .unwrap_or(&mut []),
+        );
+        Ok(())
+    }
+
+    /// [`Banding::solve_into`] without the seal: the header's checksum
+    /// field is zero until the caller seals the filter
+    /// ([`crate::layout::seal`]), which a build does once for its seed
+    /// retries, after their frames are gone. Not inlined: on small stacks
+    /// the checksum then runs where this frame was.
+    #[inline(never)]
+    pub(crate) fn solve_unsealed(&self, out: &mut [u8]) -> Result<(), Error> {
         let len = self.geometry.filter_bytes();
         let too_small = Error::OutputTooSmall {
             needed: len,
@@ -518,7 +534,6 @@ impl<'s> Banding<'s> {
             num_keys: self.inserted + self.redundant,
         };
         *header = h.encode();
-        crate::layout::seal(out);
         Ok(())
     }
 }

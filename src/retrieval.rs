@@ -278,6 +278,23 @@ impl RetrievalPlan {
         scratch: &mut [u64],
         out: &mut [u8],
     ) -> Result<usize, Error> {
+        let len = self.build_unsealed(hashes, values, scratch, out)?;
+        // Sealed once, after the build's frames are gone (the checksum's
+        // is deep on small stacks).
+        layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
+        Ok(len)
+    }
+
+    /// [`RetrievalPlan::build_in_place`] without the seal (the header's
+    /// checksum field zero).
+    #[inline(never)]
+    fn build_unsealed(
+        &self,
+        hashes: &[u64],
+        values: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
         layout::clear_header(out);
         if values.len() != hashes.len() {
             return Err(Error::LengthMismatch {
@@ -361,7 +378,6 @@ impl RetrievalPlan {
                         num_keys: hashes.len() as u64,
                     };
                     head.copy_from_slice(&h.encode());
-                    layout::seal(out);
                     return Ok(len);
                 }
                 Err((x, value)) => {

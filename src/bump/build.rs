@@ -20,8 +20,10 @@ use crate::kernels::SolveKernel;
 use crate::layout::{Family, Geometry, HEADER_BYTES, Width};
 use crate::word::Rows;
 
-/// Builds a Bumped filter of `hashes` into `out` and answers its length.
-/// `scratch` and `out` need what [`Bounds::new`] says for as many keys;
+/// Builds a Bumped filter of `hashes` into `out` and answers its length;
+/// the caller seals it ([`crate::layout::seal`]: its checksum then runs
+/// after this build's frames are gone). `scratch` and `out` need what
+/// [`Bounds::new`] says for as many keys;
 /// `solve` is the back-substitution kernel for the shape's width.
 /// [`Error::ConstructionFailed`] when a layer found no seed (crafted
 /// hashes).
@@ -378,8 +380,8 @@ impl<W: Coeff> LayerBuilder<'_, W> {
     }
 
     /// Closes the gap after the layer table (its entries written, room
-    /// for `reserved_layers`), writes the header of `n` keys, and answers
-    /// the length.
+    /// for `reserved_layers`), writes the header of `n` keys (its checksum
+    /// zero: the caller seals), and answers the length.
     fn finish(self, n: u64) -> Result<usize, Error> {
         let (out, layers) = (self.out, self.layers);
         let reserved = HEADER_BYTES + ENTRY_BYTES * self.reserved_layers;
@@ -403,9 +405,7 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         // The header last: until here a failed build leaves none.
         let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
         dest.copy_from_slice(&header.encode());
-        let len = self.data_at - (reserved - table_end);
-        crate::layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
-        Ok(len)
+        Ok(self.data_at - (reserved - table_end))
     }
 }
 

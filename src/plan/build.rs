@@ -13,7 +13,11 @@ use crate::layout::{self, Geometry, HEADER_BYTES, Kind};
 
 impl Plan {
     /// [`Plan::build`] without the view: the filter's length. The C ABI
-    /// calls this one, so that no view takes space on its stack.
+    /// calls this one, so that no view takes space on its stack. Each
+    /// shape builds in a frame of its own and leaves the filter unsealed;
+    /// the seal (the checksum, deep on small stacks) runs here, once,
+    /// after those frames are gone, whatever seeds and fallbacks they
+    /// tried.
     pub(crate) fn build_in_place(
         &self,
         hashes: &[u64],
@@ -29,25 +33,62 @@ impl Plan {
                 given: hashes.len() as u64,
             });
         }
-        let g = match &self.shape {
-            PlanShape::Ribbon(g) => g,
+        let len = match &self.shape {
+            PlanShape::Ribbon(g) => self.build_ribbon(g, hashes, scratch, out)?,
             PlanShape::Layers {
                 first,
                 upper_millis,
-            } => {
-                // Bumped builds split the scratch and check both buffers
-                // themselves; they write at most `filter_bytes`.
-                let solve = SolveKernel::new(self.backend(), first.width)
-                    .ok_or(Error::BackendUnavailable)?;
-                let shape = self.layer_shape(first, *upper_millis);
-                return match bump::build(&shape, hashes, &solve, scratch, out) {
-                    Err(Error::ConstructionFailed) => self
-                        .bumped_fallback(hashes)?
-                        .build_in_place(hashes, scratch, out),
-                    built => built,
-                };
-            }
+            } => match self.build_layers(first, *upper_millis, hashes, scratch, out) {
+                Err(Error::ConstructionFailed) => {
+                    self.build_bumped_fallback(hashes, scratch, out)?
+                }
+                built => built?,
+            },
         };
+        layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
+        Ok(len)
+    }
+
+    /// A Bumped plan's layers (unsealed). Bumped builds split the scratch
+    /// and check both buffers themselves; they write at most
+    /// `filter_bytes`.
+    #[inline(never)]
+    fn build_layers(
+        &self,
+        first: &Geometry,
+        upper_millis: u32,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let solve =
+            SolveKernel::new(self.backend(), first.width).ok_or(Error::BackendUnavailable)?;
+        let shape = self.layer_shape(first, upper_millis);
+        bump::build(&shape, hashes, &solve, scratch, out)
+    }
+
+    /// The Homogeneous filter a Bumped build whose layer found no seed
+    /// falls back to ([`Plan::bumped_fallback`]), unsealed.
+    #[inline(never)]
+    fn build_bumped_fallback(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let plan = self.bumped_fallback(hashes)?;
+        plan.build_ribbon(plan.geometry(), hashes, scratch, out)
+    }
+
+    /// A plan of one ribbon, Standard or Homogeneous (unsealed).
+    #[inline(never)]
+    fn build_ribbon(
+        &self,
+        g: &Geometry,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
         let needed = self.scratch_words();
         let scratch_too_small = Error::ScratchTooSmall {
             needed,
@@ -210,8 +251,9 @@ impl Plan {
     }
 
     /// Bands `hashes` with `seed` and, if the system is consistent, writes
-    /// the filter to `out`; whether it was. In a frame of its own: the
-    /// banding's state is gone before a Homogeneous measurement runs.
+    /// the filter (unsealed) to `out`; whether it was. In a frame of its
+    /// own: the banding's state is gone before a Homogeneous measurement
+    /// runs.
     #[inline(never)]
     fn band_and_solve(
         &self,
@@ -225,7 +267,7 @@ impl Plan {
         if banding.add_all_sorted(hashes, sort).is_err() {
             return Ok(false);
         }
-        banding.solve_into(out)?;
+        banding.solve_unsealed(out)?;
         Ok(true)
     }
 }
