@@ -4,7 +4,7 @@
 //! become Homogeneous builds). The sizes it builds to are the plan's.
 
 use super::{HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, NO_LIMIT, Plan, PlanShape};
-use crate::band::Banding;
+use crate::band::{self, Banding};
 use crate::bump;
 use crate::error::Error;
 use crate::fp;
@@ -115,13 +115,26 @@ impl Plan {
             }
             self.build_homogeneous(hashes, scratch, sort, out)?;
         } else if !self.build_standard(hashes, scratch, sort, out)? {
-            // Every seed failed: degenerate or adversarial hashes. The same
-            // geometry as Homogeneous Ribbon holds them (no false negatives;
-            // its FP rate, measured, is in the header's kind's hands).
-            let fallback = self.homogeneous_fallback(hashes.len())?;
-            fallback.build_homogeneous(hashes, scratch, sort, out)?;
+            self.build_standard_fallback(hashes, scratch, sort, out)?;
         }
         Ok(len)
+    }
+
+    /// A Standard build whose seeds all failed (degenerate or adversarial
+    /// hashes): the same geometry as Homogeneous Ribbon holds them (no
+    /// false negatives; its FP rate, measured, is in the header's kind's
+    /// hands). Out of line: the fallback plan is not in the frame of
+    /// every build.
+    #[inline(never)]
+    fn build_standard_fallback(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        let fallback = self.homogeneous_fallback(hashes.len())?;
+        fallback.build_homogeneous(hashes, scratch, sort, out)
     }
 
     /// The Homogeneous plan over this Standard plan's geometry that a build
@@ -233,6 +246,7 @@ impl Plan {
 
     /// Bands `hashes` with `seed`, writes the filter to `out` and returns
     /// its measured Homogeneous excess in ppm ([`fp::homogeneous_excess_ppm`]).
+    #[inline(always)]
     fn solve_homogeneous(
         &self,
         seed: u32,
@@ -251,10 +265,10 @@ impl Plan {
     }
 
     /// Bands `hashes` with `seed` and, if the system is consistent, writes
-    /// the filter (unsealed) to `out`; whether it was. In a frame of its
-    /// own: the banding's state is gone before a Homogeneous measurement
-    /// runs.
-    #[inline(never)]
+    /// the filter (unsealed) to `out`; whether it was. The banding runs in
+    /// a frame of its own ([`Plan::band`]), gone before the
+    /// back-substitution and a Homogeneous measurement run.
+    #[inline(always)]
     fn band_and_solve(
         &self,
         seed: u32,
@@ -263,11 +277,32 @@ impl Plan {
         sort: &mut [u64],
         out: &mut [u8],
     ) -> Result<bool, Error> {
+        let Some(num_keys) = self.band(seed, hashes, scratch, sort)? else {
+            return Ok(false);
+        };
+        let g = self.geometry();
+        let solve = SolveKernel::new(self.backend(), g.width).ok_or(Error::BackendUnavailable)?;
+        let rows = band::scratch_words(g)
+            .and_then(|words| scratch.get(..words))
+            .ok_or(Error::TooLarge)?;
+        band::solve_unsealed(g, seed, &solve, num_keys, rows, out)?;
+        Ok(true)
+    }
+
+    /// Bands `hashes` with `seed` into the first words of `scratch`: the
+    /// banded keys if the system is consistent.
+    #[inline(never)]
+    fn band(
+        &self,
+        seed: u32,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+    ) -> Result<Option<u64>, Error> {
         let mut banding = Banding::new(*self.geometry(), seed, self.backend(), scratch, NO_LIMIT)?;
         if banding.add_all_sorted(hashes, sort).is_err() {
-            return Ok(false);
+            return Ok(None);
         }
-        banding.solve_unsealed(out)?;
-        Ok(true)
+        Ok(Some(banding.num_keys()))
     }
 }
