@@ -646,16 +646,18 @@ pub(crate) fn opened(
     backend: Backend,
 ) -> Result<crate::layered::Opened, Error> {
     use crate::layered::Opened;
-    let opened = match checked(bytes)? {
-        Checked::Single(h) => {
-            Opened::single::<u64>(h.geometry, h.seed, h.num_keys, h.value_bits, backend)?
-        }
-        Checked::Layered { value_bits } => Opened::layered::<u64>(bytes, value_bits, backend)?,
-    };
+    let checked = checked(bytes)?;
+    // The checksum before the decoding, as for filters
+    // ([`crate::filter::opened`] says why).
     if verify {
         crate::layout::verify(bytes)?;
     }
-    Ok(opened)
+    match checked {
+        Checked::Single(h) => {
+            Opened::single::<u64>(h.geometry, h.seed, h.num_keys, h.value_bits, backend)
+        }
+        Checked::Layered { value_bits } => Opened::layered::<u64>(bytes, value_bits, backend),
+    }
 }
 
 /// A validated, zero-copy view of a serialized retrieval structure: the
