@@ -170,20 +170,35 @@ impl<W: Coeff> LayerBuilder<'_, W> {
 
     /// Bands and solves the next layer of `inputs` (`ordered` is scratch
     /// for as many keys): `Some(k)` when it bumped `k` keys, now at the
-    /// front of `ordered`; `None` when it was the last.
+    /// front of `ordered`; `None` when it was the last. Inlined into the
+    /// build: the last layer's frame (and its back-substitution under it)
+    /// is then not under a bumping layer's on small stacks.
+    #[inline(always)]
     fn layer<K: LayerKey>(
         &mut self,
         inputs: impl ExactSizeIterator<Item = K> + Clone,
         ordered: &mut [K],
     ) -> Result<Option<usize>, Error> {
-        let k = inputs.len();
         if self.layers >= MAX_LAYERS {
             return Err(Error::TooLarge);
         }
-        if k as u64 <= LAST_LAYER_KEYS {
+        if inputs.len() as u64 <= LAST_LAYER_KEYS {
             self.last_layer(inputs)?;
             return Ok(None);
         }
+        self.bumping_layer(inputs, ordered).map(Some)
+    }
+
+    /// A layer of more than [`LAST_LAYER_KEYS`] keys `inputs`, banded with
+    /// thresholds until a seed bumps few enough keys: how many it bumped,
+    /// now at the front of `ordered`.
+    #[inline(never)]
+    fn bumping_layer<K: LayerKey>(
+        &mut self,
+        inputs: impl ExactSizeIterator<Item = K> + Clone,
+        ordered: &mut [K],
+    ) -> Result<usize, Error> {
+        let k = inputs.len();
         let (width, stride) = (self.shape.width, Rows::stride::<W>(true));
         let buckets = Buckets::for_width(width);
         let cap_next = next_cap(width, self.cap);
@@ -234,7 +249,7 @@ impl<W: Coeff> LayerBuilder<'_, W> {
             // Past a cap the plan's bounds allow for: the next seed.
             if bumped as u64 <= cap_next && self.keep_layer(&g, this_seed, expander.seed_mix, k)? {
                 self.cap = cap_next;
-                return Ok(Some(bumped));
+                return Ok(bumped);
             }
         }
         Err(Error::ConstructionFailed)
