@@ -142,8 +142,10 @@ pub(crate) fn homogeneous_excess_ppm(g: &Geometry, payload: &[u8]) -> u64 {
     }
 }
 
-/// Not inlined: each width keeps its own (differently sized) frame.
-#[inline(never)]
+/// Inlined into [`homogeneous_excess_ppm`]: a frame of its own under it
+/// held only the measurement's result, which [`measure`]'s frame (one
+/// per width) holds too.
+#[inline(always)]
 fn excess_ppm<W: Word>(g: &Geometry, payload: &[u8]) -> u64 {
     if g.num_blocks == 0 {
         return 0;

@@ -38,20 +38,17 @@ impl Plan {
             PlanShape::Layers {
                 first,
                 upper_millis,
-            } => match self.build_layers(first, *upper_millis, hashes, scratch, out) {
-                Err(Error::ConstructionFailed) => {
-                    self.build_bumped_fallback(hashes, scratch, out)?
-                }
-                built => built?,
-            },
+            } => self.build_layers(first, *upper_millis, hashes, scratch, out)?,
         };
         layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
         Ok(len)
     }
 
-    /// A Bumped plan's layers (unsealed). Bumped builds split the scratch
-    /// and check both buffers themselves; they write at most
-    /// `filter_bytes`.
+    /// A Bumped plan's layers (unsealed), or its Homogeneous fallback
+    /// when a layer finds no seed (in this frame rather than the
+    /// caller's: one result fewer there, under every build). Bumped
+    /// builds split the scratch and check both buffers themselves; they
+    /// write at most `filter_bytes`.
     #[inline(never)]
     fn build_layers(
         &self,
@@ -64,7 +61,10 @@ impl Plan {
         let solve =
             SolveKernel::new(self.backend(), first.width).ok_or(Error::BackendUnavailable)?;
         let shape = self.layer_shape(first, upper_millis);
-        bump::build(&shape, hashes, &solve, scratch, out)
+        match bump::build(&shape, hashes, &solve, scratch, out) {
+            Err(Error::ConstructionFailed) => self.build_bumped_fallback(hashes, scratch, out),
+            built => built,
+        }
     }
 
     /// The Homogeneous filter a Bumped build whose layer found no seed
