@@ -476,7 +476,7 @@ impl SeededSecret {
     #[inline(always)]
     fn word(&self, i: usize) -> u64 {
         let default = DEFAULT_LONG_SECRET.words.get(i).copied().unwrap_or(0);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             default.wrapping_add(self.0)
         } else {
             default.wrapping_sub(self.0)
