@@ -8,7 +8,7 @@
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::filter::FilterRef;
-use crate::hash::{Coeff, Equation, Expander, FreeRows, remix};
+use crate::hash::{Coeff, Equation, Expander, FreeRows, remix, seed_mix};
 use crate::kernels::{SolveKernel, prefetch_for_write};
 use crate::layout::{Geometry, HEADER_BYTES, Header, Kind, Width};
 use crate::word::{Rows, Word};
@@ -495,32 +495,83 @@ impl<'s> Banding<'s> {
     }
 
     /// Back-substitutes the system and writes the serialized filter to the
-    /// first [`crate::Plan::filter_bytes`] bytes of `out`.
+    /// first [`crate::Plan::filter_bytes`] bytes of `out`, sealed.
     pub(crate) fn solve_into(&self, out: &mut [u8]) -> Result<(), Error> {
-        let len = self.geometry.filter_bytes();
-        let too_small = Error::OutputTooSmall {
-            needed: len,
-            given: out.len(),
-        };
-        let out = out.get_mut(..len).ok_or(too_small)?;
-        let (header, payload) = out
-            .split_first_chunk_mut::<HEADER_BYTES>()
-            .ok_or(too_small)?;
-        self.solve.run(
-            &self.geometry,
-            FreeRows::Pseudorandom(self.expander.seed_mix),
-            Rows::new_for(self.geometry.width, self.rows, self.expander.standard),
-            payload,
+        self.solve_unsealed(out)?;
+        // The checksum's frame after the back-substitution's is gone.
+        crate::layout::seal(
+            out.get_mut(..self.geometry.filter_bytes())
+                .unwrap_or(&mut []),
         );
-        let h = Header {
-            geometry: self.geometry,
-            seed: self.seed,
-            num_keys: self.inserted + self.redundant,
-        };
-        *header = h.encode();
-        crate::layout::seal(out);
         Ok(())
     }
+
+    /// [`Banding::solve_into`] without the seal: the header's checksum
+    /// field is zero until the caller seals the filter
+    /// ([`crate::layout::seal`]).
+    pub(crate) fn solve_unsealed(&self, out: &mut [u8]) -> Result<(), Error> {
+        solve_unsealed(
+            &self.geometry,
+            self.seed,
+            &self.solve,
+            self.num_keys(),
+            self.rows,
+            out,
+        )
+    }
+
+    /// The keys banded so far, inserted and redundant: the filter's key
+    /// count.
+    pub(crate) fn num_keys(&self) -> u64 {
+        self.inserted + self.redundant
+    }
+}
+
+/// Back-substitutes `rows` (a banding of `num_keys` keys into a filter of
+/// `geometry` with `seed`) and writes the serialized filter, unsealed (its
+/// checksum zero), to the first [`Geometry::filter_bytes`] bytes of `out`.
+/// Builds call it after their banding's frame is gone, and seal once
+/// after the seeds they tried, so that neither the banding's state nor
+/// the checksum is in the frame under the back-substitution on small
+/// stacks.
+#[inline(never)]
+pub(crate) fn solve_unsealed(
+    geometry: &Geometry,
+    seed: u32,
+    solve: &SolveKernel,
+    num_keys: u64,
+    rows: &[u64],
+    out: &mut [u8],
+) -> Result<(), Error> {
+    let len = geometry.filter_bytes();
+    let too_small = Error::OutputTooSmall {
+        needed: len,
+        given: out.len(),
+    };
+    let out = out.get_mut(..len).ok_or(too_small)?;
+    let (header, payload) = out
+        .split_first_chunk_mut::<HEADER_BYTES>()
+        .ok_or(too_small)?;
+    solve.run(
+        geometry,
+        FreeRows::Pseudorandom(seed_mix(seed)),
+        Rows::new_for(geometry.width, rows, geometry.kind.is_standard()),
+        payload,
+    );
+    write_header(header, geometry, seed, num_keys);
+    Ok(())
+}
+
+/// The header of a filter of `geometry` and `num_keys` keys with `seed`
+/// (in a frame of its own: not under the back-substitution).
+#[inline(never)]
+fn write_header(header: &mut [u8; HEADER_BYTES], geometry: &Geometry, seed: u32, num_keys: u64) {
+    let h = Header {
+        geometry: *geometry,
+        seed,
+        num_keys,
+    };
+    *header = h.encode();
 }
 
 /// A [`Banding`] without its rows (see [`Banding::raw_parts`]).

@@ -44,12 +44,12 @@ pub(crate) use layers::{
     BumpedHeader, ENTRY_BYTES, LayerEntry, LayerRef, Layers, layers_of, serialized_len,
     validate_prefix,
 };
-use sizing::columns_of;
 pub(crate) use sizing::{
     BUMPING_SEEDS, LAST_LAYER_ATTEMPTS, LAST_LAYER_KEYS, LAST_LAYER_RETRIES, LayerBounds,
     MAX_LAYERS, bumping_blocks, last_blocks, layer_bounds, layer_geometry, max_listed, next_cap,
     scratch_parts,
 };
+use sizing::{columns_of, is_bumping_blocks};
 // GROUP_BUCKETS: the x86_64 Bumped kernels' lane arithmetic (absent from
 // soft-float builds).
 #[cfg_attr(not(ribbon_x86_kernels), allow(unused_imports))]

@@ -449,14 +449,20 @@ fn checked(bytes: &[u8]) -> Result<Checked, Error> {
 #[cfg(feature = "capi")]
 #[inline(always)]
 pub(crate) fn opened(bytes: &[u8], verify: bool, backend: Backend) -> Result<Opened, Error> {
-    let opened = match checked(bytes)? {
-        Checked::Single(h) => Opened::single::<bool>(h.geometry, h.seed, h.num_keys, 0, backend)?,
-        Checked::Layered => Opened::layered::<bool>(bytes, 0, backend)?,
-    };
+    let checked = checked(bytes)?;
+    // The checksum before the decoding, which then writes its state
+    // straight into the caller's result (on a Cortex-M4 a copy of it in
+    // the open's frame took the open over 1 KiB of stack). The same
+    // errors as the Rust view's: once the bytes are checked, the
+    // decoding fails only for a backend without kernels, and the C ABI
+    // opens with the current one, which has them.
     if verify {
         crate::layout::verify(bytes)?;
     }
-    Ok(opened)
+    match checked {
+        Checked::Single(h) => Opened::single::<bool>(h.geometry, h.seed, h.num_keys, 0, backend),
+        Checked::Layered => Opened::layered::<bool>(bytes, 0, backend),
+    }
 }
 
 /// A `FilterRef` without its borrow, for the owning `Filter` and the C ABI:

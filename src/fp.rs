@@ -142,8 +142,10 @@ pub(crate) fn homogeneous_excess_ppm(g: &Geometry, payload: &[u8]) -> u64 {
     }
 }
 
-/// Not inlined: each width keeps its own (differently sized) frame.
-#[inline(never)]
+/// Inlined into [`homogeneous_excess_ppm`]: a frame of its own under it
+/// held only the measurement's result, which [`measure`]'s frame (one
+/// per width) holds too.
+#[inline(always)]
 fn excess_ppm<W: Word>(g: &Geometry, payload: &[u8]) -> u64 {
     if g.num_blocks == 0 {
         return 0;
@@ -396,13 +398,27 @@ fn block_zero_windows<W: Word>(g: &Geometry, payload: &[u8], block: usize, colum
     let offsets = block_starts(g, block, W::BITS as usize);
     let mut zeros = 0u32;
     for column in 0..columns {
-        let (lo, hi): (W, W) = (
-            word(g, payload, block, column),
-            word(g, payload, block + 1, column),
-        );
-        zeros += zero_offsets(lo, hi, offsets);
+        zeros += column_zero_windows::<W>(g, payload, block, column, offsets);
     }
     zeros
+}
+
+/// Zero windows of `column` of `block` ([`zero_offsets`]). Out of line on
+/// 32-bit targets: unrolled into [`block_zero_windows`], the 128-bit words
+/// of several columns took 384 bytes of a Cortex-M4's stack.
+#[cfg_attr(target_pointer_width = "32", inline(never))]
+fn column_zero_windows<W: Word>(
+    g: &Geometry,
+    payload: &[u8],
+    block: usize,
+    column: usize,
+    offsets: u32,
+) -> u32 {
+    let (lo, hi): (W, W) = (
+        word(g, payload, block, column),
+        word(g, payload, block + 1, column),
+    );
+    zero_offsets(lo, hi, offsets)
 }
 
 /// Starts in `block`: `w`, except one in the last block.

@@ -247,10 +247,21 @@ fn xxh3_64(key: &[u8], seed: u64) -> u64 {
         medium_129_to_240(key, seed)
     } else if seed == 0 {
         long(key, &DEFAULT_LONG_SECRET)
-    } else {
+    } else if DERIVE_WHOLE_SECRET {
         long(key, &LongSecret::derive(seed))
+    } else {
+        long(key, &SeededSecret(seed))
     }
 }
+
+/// Whether a seeded long input derives its whole secret first (320 bytes
+/// in the frame, read back as constants are) or each word as a stripe
+/// reads it ([`SeededSecret`]: an add per word, no secret in the frame).
+/// 64-bit targets derive it whole, which keeps the stripes as fast as
+/// seed 0's; 32-bit ones derive words as they go, which keeps the seeded
+/// hash (the checksum of every build and verified open) within a small
+/// stack.
+const DERIVE_WHOLE_SECRET: bool = cfg!(target_pointer_width = "64");
 
 /// Hashes every key with [`hash_key`] into `out`, one hash per key.
 ///
@@ -375,6 +386,18 @@ fn medium_129_to_240(key: &[u8], seed: u64) -> u64 {
     avalanche(acc)
 }
 
+/// The secret words the long path reads: window `n` keys stripe `n` of a
+/// block (window 16: the scramble), the last stripe and the final merge
+/// read the secret at unaligned offsets (bytes 121 and 11).
+trait LongKeys {
+    /// The 8 words at byte `8 * n` (`n` <= 16).
+    fn window(&self, n: usize) -> [u64; 8];
+    /// The 8 words at byte 121.
+    fn last_stripe(&self) -> [u64; 8];
+    /// The 8 words at byte 11.
+    fn merge(&self) -> [u64; 8];
+}
+
 /// The secret of the long path as words: `words[n..n + 8]` keys stripe `n`
 /// of a block and `words[16..24]` the scramble; the last stripe and the
 /// final merge read it at unaligned offsets.
@@ -417,12 +440,77 @@ impl LongSecret {
 
     /// The 8 words that key stripe `n` of a block (`n` = 16: the scramble).
     #[inline(always)]
-    fn window(&self, n: usize) -> &[u64; 8] {
+    fn window_ref(&self, n: usize) -> &[u64; 8] {
         const ZERO: [u64; 8] = [0; 8];
         match self.words.split_at_checked(n) {
             Some((_, rest)) => rest.first_chunk::<8>().unwrap_or(&ZERO),
             None => &ZERO,
         }
+    }
+}
+
+impl LongKeys for LongSecret {
+    #[inline(always)]
+    fn window(&self, n: usize) -> [u64; 8] {
+        *self.window_ref(n)
+    }
+
+    #[inline(always)]
+    fn last_stripe(&self) -> [u64; 8] {
+        self.last_stripe
+    }
+
+    #[inline(always)]
+    fn merge(&self) -> [u64; 8] {
+        self.merge
+    }
+}
+
+/// The secret a nonzero seed derives, one word at a time: word `i` (byte
+/// `8 * i`) is the default secret's plus the seed for even `i` and minus
+/// it for odd `i` ([`LongSecret::derive`] derives the same words at once).
+struct SeededSecret(u64);
+
+impl SeededSecret {
+    /// Word `i` of the derived secret (`i` < 24; 0 past the end).
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        let default = DEFAULT_LONG_SECRET.words.get(i).copied().unwrap_or(0);
+        if i.is_multiple_of(2) {
+            default.wrapping_add(self.0)
+        } else {
+            default.wrapping_sub(self.0)
+        }
+    }
+
+    /// The 8 words of the derived secret at byte `8 * first + shift`
+    /// (`shift` 1-7 bytes: each word joins two aligned ones).
+    #[inline(always)]
+    fn unaligned(&self, first: usize, shift: u32) -> [u64; 8] {
+        core::array::from_fn(|j| {
+            let low = self.word(first + j) >> (8 * shift);
+            let high = self.word(first + j + 1) << (64 - 8 * shift);
+            low | high
+        })
+    }
+}
+
+impl LongKeys for SeededSecret {
+    #[inline(always)]
+    fn window(&self, n: usize) -> [u64; 8] {
+        core::array::from_fn(|j| self.word(n + j))
+    }
+
+    #[inline(always)]
+    fn last_stripe(&self) -> [u64; 8] {
+        // Byte 121 = word 15 and 1 byte.
+        self.unaligned(15, 1)
+    }
+
+    #[inline(always)]
+    fn merge(&self) -> [u64; 8] {
+        // Byte 11 = word 1 and 3 bytes.
+        self.unaligned(1, 3)
     }
 }
 
@@ -450,18 +538,18 @@ fn accumulate(acc: &mut [u64; 8], stripe: &[u8; STRIPE], key: &[u64; 8]) {
 /// register), which needs slow gathers; four calls in a row are vectorized
 /// within the stripe, two lanes per register.
 #[inline(always)]
-fn accumulate_stripes(acc: &mut [u64; 8], bytes: &[u8], secret: &LongSecret) {
+fn accumulate_stripes<S: LongKeys>(acc: &mut [u64; 8], bytes: &[u8], secret: &S) {
     let (stripes, _) = bytes.as_chunks::<STRIPE>();
     let (quads, single) = stripes.as_chunks::<4>();
     for (q, [s0, s1, s2, s3]) in quads.iter().enumerate() {
-        accumulate(acc, s0, secret.window(4 * q));
-        accumulate(acc, s1, secret.window(4 * q + 1));
-        accumulate(acc, s2, secret.window(4 * q + 2));
-        accumulate(acc, s3, secret.window(4 * q + 3));
+        accumulate(acc, s0, &secret.window(4 * q));
+        accumulate(acc, s1, &secret.window(4 * q + 1));
+        accumulate(acc, s2, &secret.window(4 * q + 2));
+        accumulate(acc, s3, &secret.window(4 * q + 3));
     }
     let first = 4 * quads.len();
     for (n, stripe) in single.iter().enumerate() {
-        accumulate(acc, stripe, secret.window(first + n));
+        accumulate(acc, stripe, &secret.window(first + n));
     }
 }
 
@@ -477,7 +565,7 @@ fn scramble(acc: &mut [u64; 8], key: &[u64; 8]) {
 /// every block of 16 stripes, then the last 64 bytes (which may overlap
 /// the stripes before), and a merge of the lanes.
 #[inline(never)]
-fn long(key: &[u8], secret: &LongSecret) -> u64 {
+fn long<S: LongKeys>(key: &[u8], secret: &S) -> u64 {
     let mut acc = [
         PRIME32_3, PRIME64_1, PRIME64_2, PRIME64_3, PRIME64_4, PRIME32_2, PRIME64_5, PRIME32_1,
     ];
@@ -488,14 +576,15 @@ fn long(key: &[u8], secret: &LongSecret) -> u64 {
     let (blocks, rest) = body.as_chunks::<BLOCK>();
     for block in blocks {
         accumulate_stripes(&mut acc, block, secret);
-        scramble(&mut acc, secret.window(STRIPES_PER_BLOCK));
+        scramble(&mut acc, &secret.window(STRIPES_PER_BLOCK));
     }
     accumulate_stripes(&mut acc, rest, secret);
     if let Some(last) = key.last_chunk::<STRIPE>() {
-        accumulate(&mut acc, last, &secret.last_stripe);
+        accumulate(&mut acc, last, &secret.last_stripe());
     }
     let mut result = (key.len() as u64).wrapping_mul(PRIME64_1);
-    for (lanes, merge) in acc.chunks_exact(2).zip(secret.merge.chunks_exact(2)) {
+    let merge = secret.merge();
+    for (lanes, merge) in acc.chunks_exact(2).zip(merge.chunks_exact(2)) {
         if let ([a, b], [ka, kb]) = (lanes, merge) {
             result = result.wrapping_add(folded_product(a ^ ka, b ^ kb));
         }
@@ -516,6 +605,39 @@ mod tests {
         assert_eq!(DEFAULT_LONG_SECRET.last_stripe[0], secret(121));
         assert_eq!(DEFAULT_LONG_SECRET.merge[7], secret(67));
         assert_eq!(LATE_PAIRS[6], [secret(99), secret(107)]);
+    }
+
+    /// The words [`SeededSecret`] derives one at a time (the 32-bit
+    /// path) are those [`LongSecret::derive`] derives at once (the 64-bit
+    /// path), and the long hash is the same with either, on every target.
+    #[test]
+    fn seeded_words_are_the_derived_secret() {
+        for seed in [1, 0x8000_0000_0000_0000, u64::MAX, 0x0123_4567_89ab_cdef] {
+            let whole = LongSecret::derive(seed);
+            let one_by_one = SeededSecret(seed);
+            for n in 0..=STRIPES_PER_BLOCK {
+                assert_eq!(
+                    one_by_one.window(n),
+                    whole.window(n),
+                    "seed {seed:#x} window {n}"
+                );
+            }
+            assert_eq!(
+                one_by_one.last_stripe(),
+                whole.last_stripe,
+                "seed {seed:#x}"
+            );
+            assert_eq!(one_by_one.merge(), whole.merge, "seed {seed:#x}");
+            let key: [u8; 2 * BLOCK + 77] = core::array::from_fn(|i| (i * 131 + 7) as u8);
+            for len in [241, 1024, BLOCK + 1, 2 * BLOCK + 77] {
+                let key = &key[..len];
+                assert_eq!(
+                    long(key, &one_by_one),
+                    long(key, &whole),
+                    "seed {seed:#x} len {len}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -672,9 +672,11 @@ impl Opened {
         let first = layers
             .next_layer(header.num_keys, false)
             .ok_or(Error::CorruptHeader)??;
-        let g = first.geometry;
+        // What the view keeps of the first layer, taken now: the layer
+        // itself is then not in the frame while the next ones decode.
+        let (g, seed, mut keys) = (first.geometry, first.seed, first.num_keys);
+        let span = LayerRanges::of(&first).span();
         A::for_layer(backend, &g).ok_or(Error::BackendUnavailable)?;
-        let mut keys = first.num_keys;
         for _ in 0..CACHED_LAYERS {
             let Some(layer) = layers.next_layer(keys, false) else {
                 break;
@@ -688,9 +690,9 @@ impl Opened {
             first: FirstLayer {
                 parts: Parts {
                     geometry: g,
-                    expander: Expander::new(&g, first.seed),
+                    expander: Expander::new(&g, seed),
                 },
-                span: LayerRanges::of(&first).span(),
+                span,
                 last: header.num_layers == 1,
             },
             backend,

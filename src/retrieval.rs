@@ -278,6 +278,23 @@ impl RetrievalPlan {
         scratch: &mut [u64],
         out: &mut [u8],
     ) -> Result<usize, Error> {
+        let len = self.build_unsealed(hashes, values, scratch, out)?;
+        // Sealed once, after the build's frames are gone (the checksum's
+        // is deep on small stacks).
+        layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
+        Ok(len)
+    }
+
+    /// [`RetrievalPlan::build_in_place`] without the seal (the header's
+    /// checksum field zero).
+    #[inline(never)]
+    fn build_unsealed(
+        &self,
+        hashes: &[u64],
+        values: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
         layout::clear_header(out);
         if values.len() != hashes.len() {
             return Err(Error::LengthMismatch {
@@ -361,7 +378,6 @@ impl RetrievalPlan {
                         num_keys: hashes.len() as u64,
                     };
                     head.copy_from_slice(&h.encode());
-                    layout::seal(out);
                     return Ok(len);
                 }
                 Err((x, value)) => {
@@ -630,16 +646,18 @@ pub(crate) fn opened(
     backend: Backend,
 ) -> Result<crate::layered::Opened, Error> {
     use crate::layered::Opened;
-    let opened = match checked(bytes)? {
-        Checked::Single(h) => {
-            Opened::single::<u64>(h.geometry, h.seed, h.num_keys, h.value_bits, backend)?
-        }
-        Checked::Layered { value_bits } => Opened::layered::<u64>(bytes, value_bits, backend)?,
-    };
+    let checked = checked(bytes)?;
+    // The checksum before the decoding, as for filters
+    // ([`crate::filter::opened`] says why).
     if verify {
         crate::layout::verify(bytes)?;
     }
-    Ok(opened)
+    match checked {
+        Checked::Single(h) => {
+            Opened::single::<u64>(h.geometry, h.seed, h.num_keys, h.value_bits, backend)
+        }
+        Checked::Layered { value_bits } => Opened::layered::<u64>(bytes, value_bits, backend),
+    }
 }
 
 /// A validated, zero-copy view of a serialized retrieval structure: the

@@ -20,8 +20,10 @@ use crate::kernels::SolveKernel;
 use crate::layout::{Family, Geometry, HEADER_BYTES, Width};
 use crate::word::Rows;
 
-/// Builds a Bumped filter of `hashes` into `out` and answers its length.
-/// `scratch` and `out` need what [`Bounds::new`] says for as many keys;
+/// Builds a Bumped filter of `hashes` into `out` and answers its length;
+/// the caller seals it ([`crate::layout::seal`]: its checksum then runs
+/// after this build's frames are gone). `scratch` and `out` need what
+/// [`Bounds::new`] says for as many keys;
 /// `solve` is the back-substitution kernel for the shape's width.
 /// [`Error::ConstructionFailed`] when a layer found no seed (crafted
 /// hashes).
@@ -168,20 +170,35 @@ impl<W: Coeff> LayerBuilder<'_, W> {
 
     /// Bands and solves the next layer of `inputs` (`ordered` is scratch
     /// for as many keys): `Some(k)` when it bumped `k` keys, now at the
-    /// front of `ordered`; `None` when it was the last.
+    /// front of `ordered`; `None` when it was the last. Inlined into the
+    /// build: the last layer's frame (and its back-substitution under it)
+    /// is then not under a bumping layer's on small stacks.
+    #[inline(always)]
     fn layer<K: LayerKey>(
         &mut self,
         inputs: impl ExactSizeIterator<Item = K> + Clone,
         ordered: &mut [K],
     ) -> Result<Option<usize>, Error> {
-        let k = inputs.len();
         if self.layers >= MAX_LAYERS {
             return Err(Error::TooLarge);
         }
-        if k as u64 <= LAST_LAYER_KEYS {
+        if inputs.len() as u64 <= LAST_LAYER_KEYS {
             self.last_layer(inputs)?;
             return Ok(None);
         }
+        self.bumping_layer(inputs, ordered).map(Some)
+    }
+
+    /// A layer of more than [`LAST_LAYER_KEYS`] keys `inputs`, banded with
+    /// thresholds until a seed bumps few enough keys: how many it bumped,
+    /// now at the front of `ordered`.
+    #[inline(never)]
+    fn bumping_layer<K: LayerKey>(
+        &mut self,
+        inputs: impl ExactSizeIterator<Item = K> + Clone,
+        ordered: &mut [K],
+    ) -> Result<usize, Error> {
+        let k = inputs.len();
         let (width, stride) = (self.shape.width, Rows::stride::<W>(true));
         let buckets = Buckets::for_width(width);
         let cap_next = next_cap(width, self.cap);
@@ -232,7 +249,7 @@ impl<W: Coeff> LayerBuilder<'_, W> {
             // Past a cap the plan's bounds allow for: the next seed.
             if bumped as u64 <= cap_next && self.keep_layer(&g, this_seed, expander.seed_mix, k)? {
                 self.cap = cap_next;
-                return Ok(Some(bumped));
+                return Ok(bumped);
             }
         }
         Err(Error::ConstructionFailed)
@@ -378,8 +395,8 @@ impl<W: Coeff> LayerBuilder<'_, W> {
     }
 
     /// Closes the gap after the layer table (its entries written, room
-    /// for `reserved_layers`), writes the header of `n` keys, and answers
-    /// the length.
+    /// for `reserved_layers`), writes the header of `n` keys (its checksum
+    /// zero: the caller seals), and answers the length.
     fn finish(self, n: u64) -> Result<usize, Error> {
         let (out, layers) = (self.out, self.layers);
         let reserved = HEADER_BYTES + ENTRY_BYTES * self.reserved_layers;
@@ -403,9 +420,7 @@ impl<W: Coeff> LayerBuilder<'_, W> {
         // The header last: until here a failed build leaves none.
         let dest = out.get_mut(..HEADER_BYTES).ok_or(Error::TooLarge)?;
         dest.copy_from_slice(&header.encode());
-        let len = self.data_at - (reserved - table_end);
-        crate::layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
-        Ok(len)
+        Ok(self.data_at - (reserved - table_end))
     }
 }
 

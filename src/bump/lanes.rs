@@ -200,7 +200,7 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
                 return Ok(bumped_total.get());
             }
         }
-        return gather_bumped(ordered, counts);
+        return gather_bumped(ordered, &counts);
     }
     let (mut s0, mut b1, mut s1, mut b2, mut s2, mut b3, mut s3) = (
         lane(0)?,
@@ -242,7 +242,7 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
         return Ok(bumped_total.get());
     }
     let counts = [s0, b1, s1, b2, s2, b3, s3].map(|lane| (lane.keys.len(), lane.bumped));
-    gather_bumped(ordered, counts)
+    gather_bumped(ordered, &counts)
 }
 
 /// Moves each lane's bumped keys (at the front of its keys) down behind
@@ -250,10 +250,10 @@ pub(crate) fn band_layer<W: Coeff, K: LayerKey>(
 /// keys, in order. Answers how many there are.
 fn gather_bumped<K: LayerKey>(
     ordered: &mut [K],
-    counts: [(usize, usize); BANDING_LANES],
+    counts: &[(usize, usize); BANDING_LANES],
 ) -> Result<usize, ()> {
     let (mut begin, mut bumped) = (0, 0);
-    for (keys, count) in counts {
+    for &(keys, count) in counts {
         // `bumped <= begin`: an element-wise copy down (no panic path).
         for i in begin..begin + count {
             *ordered.get_mut(bumped).ok_or(())? = *ordered.get(i).ok_or(())?;

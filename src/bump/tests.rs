@@ -386,6 +386,8 @@ fn build_for_test(width: Width, r: u32, keys: &[u64], backend: Backend) -> (Vec<
     let solve = SolveKernel::new(backend, width).expect("available");
     let len = build(&shape, keys, &solve, &mut scratch, &mut out).expect("builds");
     out.truncate(len);
+    // Sealed as the plan's build seals it.
+    crate::layout::seal(&mut out);
     (out, bounds)
 }
 

@@ -4,7 +4,7 @@
 
 use super::{
     Buckets, GROUP_BYTES, LAST_LAYER_ATTEMPTS, LAST_LAYER_KEYS, MAX_LAYERS, ThresholdsRef,
-    bumping_blocks, columns_of, last_blocks, next_cap, threshold_groups,
+    columns_of, is_bumping_blocks, last_blocks, next_cap, threshold_groups,
 };
 use crate::error::Error;
 use crate::layout::{Family, Geometry, HEADER_BYTES, Kind, RawHeader, Width};
@@ -237,7 +237,7 @@ impl<'a> Layers<'a> {
                 && (0..LAST_LAYER_ATTEMPTS)
                     .any(|a| e.num_blocks == last_blocks(h.width, e.num_keys, a))
         } else {
-            e.num_keys > LAST_LAYER_KEYS && e.num_blocks == bumping_blocks(h.width, e.num_keys)
+            e.num_keys > LAST_LAYER_KEYS && is_bumping_blocks(h.width, e.num_keys, e.num_blocks)
         };
         // Retrieval layers have no upper blocks: every value has its bits.
         let upper_ok = match h.family {

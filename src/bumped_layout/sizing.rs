@@ -53,6 +53,36 @@ pub(crate) const fn bumping_blocks(width: Width, keys: u64) -> u64 {
     if blocks == 0 { 1 } else { blocks }
 }
 
+/// Whether `blocks` are [`bumping_blocks`]`(width, keys)`, by products
+/// where that divides: it is `max(1, ceil(keys * ppm / (10^6 * w)))`
+/// (ceilings of positive divisors compose), so `blocks` are it exactly
+/// when `(blocks - 1) * 10^6 * w < keys * ppm <= blocks * 10^6 * w`, or
+/// `blocks` is 1 for no keys. A layer table's check: on 32-bit targets
+/// each 64-bit division is a call three frames deep (88 bytes of a
+/// Cortex-M4's stack under an open). Keys past 2^40, which no header
+/// holds, are compared by division.
+pub(crate) const fn is_bumping_blocks(width: Width, keys: u64, blocks: u64) -> bool {
+    let Some(x) = keys.checked_mul(slots_per_key_ppm(width)) else {
+        return blocks == bumping_blocks(width, keys);
+    };
+    if x == 0 {
+        return blocks == 1;
+    }
+    let per_block = 1_000_000 * width.bits() as u64;
+    let below = match blocks.checked_sub(1) {
+        Some(b) => match b.checked_mul(per_block) {
+            Some(low) => low < x,
+            None => false,
+        },
+        None => false,
+    };
+    let within = match blocks.checked_mul(per_block) {
+        Some(high) => x <= high,
+        None => true,
+    };
+    below && within
+}
+
 /// Blocks of the last layer for `keys` keys at attempt `attempt`
 /// ([`LAST_LAYER_ATTEMPTS`]); 0 for no keys.
 pub(crate) const fn last_blocks(width: Width, keys: u64, attempt: u64) -> u64 {
@@ -262,4 +292,45 @@ const fn max(a: u128, b: u128) -> u128 {
 /// empty last layer).
 pub(super) fn columns_of(blocks: usize, lower_columns: u32) -> u32 {
     if blocks == 0 { 0 } else { lower_columns }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_kit::splitmix64;
+
+    /// [`is_bumping_blocks`] answers as a comparison with
+    /// [`bumping_blocks`] does, for the blocks next to the right ones:
+    /// every key count to 200,000, counts around multiples of 10^6, and
+    /// random ones to past 2^40.
+    #[test]
+    fn bumping_blocks_checked_by_products() {
+        let mut state = 3;
+        let mut keys: std::vec::Vec<u64> = (0..200_000).collect();
+        for m in 1..2_000u64 {
+            keys.extend([m * 1_000_000 - 1, m * 1_000_000, m * 1_000_000 + 1]);
+        }
+        for _ in 0..20_000 {
+            let x = splitmix64(&mut state);
+            keys.extend([x >> 24, x >> 40, x, u64::MAX - (x >> 50)]);
+        }
+        for width in [Width::W64, Width::W128] {
+            for &k in &keys {
+                let right = bumping_blocks(width, k);
+                for b in [
+                    right.wrapping_sub(1),
+                    right,
+                    right.wrapping_add(1),
+                    0,
+                    u64::MAX,
+                ] {
+                    assert_eq!(
+                        is_bumping_blocks(width, k, b),
+                        b == right,
+                        "{width:?}: {k} keys, {b} blocks (bumping_blocks {right})"
+                    );
+                }
+            }
+        }
+    }
 }

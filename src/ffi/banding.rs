@@ -8,6 +8,7 @@ use super::{
 };
 use crate::band::{AddOutcome, Banding, BandingParts};
 use crate::error::Error;
+use crate::plan::Plan;
 
 /// Opaque, caller-allocated streaming build (`ribbon_banding` in C): the
 /// state of a [`Banding`] whose rows live in the caller's scratch.
@@ -143,6 +144,22 @@ unsafe fn banding_init(
     // SAFETY: writable for `scratch_words` words per the contract, and
     // apart from `b` and `p` (checked above).
     let rows = unsafe { c_scratch(scratch, scratch_words) }?;
+    start_banding(b, &plan, rows, scratch, scratch_words)
+}
+
+/// Starts `plan`'s banding over `rows` (the caller's `scratch_words` words
+/// at `scratch`) and stores it in `b`. Out of line: the banding's state is
+/// then not in the frame under the plan's checks, which on a Cortex-M4
+/// took `ribbon_banding_init` over 1 KiB of stack (a Bumped plan's bounds,
+/// before it is refused).
+#[inline(never)]
+fn start_banding(
+    b: &mut ribbon_banding,
+    plan: &Plan,
+    rows: &mut [u64],
+    scratch: *mut u64,
+    scratch_words: usize,
+) -> Result<(), i32> {
     let banding = plan.banding(rows).map_err(Error::code)?;
     store_banding(b, &banding, scratch, scratch_words);
     Ok(())

@@ -302,10 +302,14 @@ pub(super) unsafe fn open_view<V: ViewStruct>(
     *view.slots_mut() = ViewSlots::ZEROED;
     // SAFETY: NULL or readable for `len` bytes per the contract.
     let slice = unsafe { c_bytes(bytes, len) }?;
-    let opened = V::opened(slice, verify, Backend::current()).map_err(Error::code)?;
+    let opened = V::opened(slice, verify, Backend::current());
+    let opened = match &opened {
+        Ok(opened) => opened,
+        Err(e) => return Err(e.code()),
+    };
     let slots = view.slots_mut();
     slots.bytes = PtrSlot::new(bytes);
-    write_view_words(&mut slots.words, V::MAGIC, &opened, len, bytes);
+    write_view_words(&mut slots.words, V::MAGIC, opened, len, bytes);
     Ok(())
 }
 

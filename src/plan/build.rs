@@ -4,7 +4,7 @@
 //! become Homogeneous builds). The sizes it builds to are the plan's.
 
 use super::{HOMOGENEOUS_EXCESS_LIMIT_PPM, HOMOGENEOUS_SEEDS, NO_LIMIT, Plan, PlanShape};
-use crate::band::Banding;
+use crate::band::{self, Banding};
 use crate::bump;
 use crate::error::Error;
 use crate::fp;
@@ -13,7 +13,11 @@ use crate::layout::{self, Geometry, HEADER_BYTES, Kind};
 
 impl Plan {
     /// [`Plan::build`] without the view: the filter's length. The C ABI
-    /// calls this one, so that no view takes space on its stack.
+    /// calls this one, so that no view takes space on its stack. Each
+    /// shape builds in a frame of its own and leaves the filter unsealed;
+    /// the seal (the checksum, deep on small stacks) runs here, once,
+    /// after those frames are gone, whatever seeds and fallbacks they
+    /// tried.
     pub(crate) fn build_in_place(
         &self,
         hashes: &[u64],
@@ -29,25 +33,62 @@ impl Plan {
                 given: hashes.len() as u64,
             });
         }
-        let g = match &self.shape {
-            PlanShape::Ribbon(g) => g,
+        let len = match &self.shape {
+            PlanShape::Ribbon(g) => self.build_ribbon(g, hashes, scratch, out)?,
             PlanShape::Layers {
                 first,
                 upper_millis,
-            } => {
-                // Bumped builds split the scratch and check both buffers
-                // themselves; they write at most `filter_bytes`.
-                let solve = SolveKernel::new(self.backend(), first.width)
-                    .ok_or(Error::BackendUnavailable)?;
-                let shape = self.layer_shape(first, *upper_millis);
-                return match bump::build(&shape, hashes, &solve, scratch, out) {
-                    Err(Error::ConstructionFailed) => self
-                        .bumped_fallback(hashes)?
-                        .build_in_place(hashes, scratch, out),
-                    built => built,
-                };
-            }
+            } => self.build_layers(first, *upper_millis, hashes, scratch, out)?,
         };
+        layout::seal(out.get_mut(..len).ok_or(Error::TooLarge)?);
+        Ok(len)
+    }
+
+    /// A Bumped plan's layers (unsealed), or its Homogeneous fallback
+    /// when a layer finds no seed (in this frame rather than the
+    /// caller's: one result fewer there, under every build). Bumped
+    /// builds split the scratch and check both buffers themselves; they
+    /// write at most `filter_bytes`.
+    #[inline(never)]
+    fn build_layers(
+        &self,
+        first: &Geometry,
+        upper_millis: u32,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let solve =
+            SolveKernel::new(self.backend(), first.width).ok_or(Error::BackendUnavailable)?;
+        let shape = self.layer_shape(first, upper_millis);
+        match bump::build(&shape, hashes, &solve, scratch, out) {
+            Err(Error::ConstructionFailed) => self.build_bumped_fallback(hashes, scratch, out),
+            built => built,
+        }
+    }
+
+    /// The Homogeneous filter a Bumped build whose layer found no seed
+    /// falls back to ([`Plan::bumped_fallback`]), unsealed.
+    #[inline(never)]
+    fn build_bumped_fallback(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let plan = self.bumped_fallback(hashes)?;
+        plan.build_ribbon(plan.geometry(), hashes, scratch, out)
+    }
+
+    /// A plan of one ribbon, Standard or Homogeneous (unsealed).
+    #[inline(never)]
+    fn build_ribbon(
+        &self,
+        g: &Geometry,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
         let needed = self.scratch_words();
         let scratch_too_small = Error::ScratchTooSmall {
             needed,
@@ -74,13 +115,26 @@ impl Plan {
             }
             self.build_homogeneous(hashes, scratch, sort, out)?;
         } else if !self.build_standard(hashes, scratch, sort, out)? {
-            // Every seed failed: degenerate or adversarial hashes. The same
-            // geometry as Homogeneous Ribbon holds them (no false negatives;
-            // its FP rate, measured, is in the header's kind's hands).
-            let fallback = self.homogeneous_fallback(hashes.len())?;
-            fallback.build_homogeneous(hashes, scratch, sort, out)?;
+            self.build_standard_fallback(hashes, scratch, sort, out)?;
         }
         Ok(len)
+    }
+
+    /// A Standard build whose seeds all failed (degenerate or adversarial
+    /// hashes): the same geometry as Homogeneous Ribbon holds them (no
+    /// false negatives; its FP rate, measured, is in the header's kind's
+    /// hands). Out of line: the fallback plan is not in the frame of
+    /// every build.
+    #[inline(never)]
+    fn build_standard_fallback(
+        &self,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        let fallback = self.homogeneous_fallback(hashes.len())?;
+        fallback.build_homogeneous(hashes, scratch, sort, out)
     }
 
     /// The Homogeneous plan over this Standard plan's geometry that a build
@@ -192,6 +246,7 @@ impl Plan {
 
     /// Bands `hashes` with `seed`, writes the filter to `out` and returns
     /// its measured Homogeneous excess in ppm ([`fp::homogeneous_excess_ppm`]).
+    #[inline(always)]
     fn solve_homogeneous(
         &self,
         seed: u32,
@@ -210,9 +265,10 @@ impl Plan {
     }
 
     /// Bands `hashes` with `seed` and, if the system is consistent, writes
-    /// the filter to `out`; whether it was. In a frame of its own: the
-    /// banding's state is gone before a Homogeneous measurement runs.
-    #[inline(never)]
+    /// the filter (unsealed) to `out`; whether it was. The banding runs in
+    /// a frame of its own ([`Plan::band`]), gone before the
+    /// back-substitution and a Homogeneous measurement run.
+    #[inline(always)]
     fn band_and_solve(
         &self,
         seed: u32,
@@ -221,11 +277,32 @@ impl Plan {
         sort: &mut [u64],
         out: &mut [u8],
     ) -> Result<bool, Error> {
+        let Some(num_keys) = self.band(seed, hashes, scratch, sort)? else {
+            return Ok(false);
+        };
+        let g = self.geometry();
+        let solve = SolveKernel::new(self.backend(), g.width).ok_or(Error::BackendUnavailable)?;
+        let rows = band::scratch_words(g)
+            .and_then(|words| scratch.get(..words))
+            .ok_or(Error::TooLarge)?;
+        band::solve_unsealed(g, seed, &solve, num_keys, rows, out)?;
+        Ok(true)
+    }
+
+    /// Bands `hashes` with `seed` into the first words of `scratch`: the
+    /// banded keys if the system is consistent.
+    #[inline(never)]
+    fn band(
+        &self,
+        seed: u32,
+        hashes: &[u64],
+        scratch: &mut [u64],
+        sort: &mut [u64],
+    ) -> Result<Option<u64>, Error> {
         let mut banding = Banding::new(*self.geometry(), seed, self.backend(), scratch, NO_LIMIT)?;
         if banding.add_all_sorted(hashes, sort).is_err() {
-            return Ok(false);
+            return Ok(None);
         }
-        banding.solve_into(out)?;
-        Ok(true)
+        Ok(Some(banding.num_keys()))
     }
 }

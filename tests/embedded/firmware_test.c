@@ -10,7 +10,8 @@
  * checks members, the false-positive rate against the filter's own
  * estimate, corrupted and truncated copies, streaming builds, the other
  * planners and the small API calls; builds retrieval structures of 1-, 8-
- * and 64-bit values and reads every value back; and it measures the peak
+ * and 64-bit values (one on Bumped layers) and reads every value back; and
+ * it measures the peak
  * stack of every entry point (stack_probe.h), printed as a markdown table.
  *
  * Every failed check prints a "FAIL" line; the exit status is 0 only if
@@ -49,6 +50,12 @@
 /* Room for the largest of them (64-bit values, at most 10 % over 8 bytes
  * per key) plus the header and the odd offset. */
 #define FW_RETRIEVAL_BYTES (FW_RETRIEVAL_KEYS * 9u + 1024u)
+/* Keys of one retrieval structure on Bumped layers (w = 64 plans take them
+ * from 10,000 keys), with 8-bit values: about 11.5 KB of layers (within
+ * FW_RETRIEVAL_BYTES) from about 43,400 words of scratch. */
+#define FW_BUMPED_RETRIEVAL_KEYS 10000u
+#define FW_BUMPED_RETRIEVAL_SCRATCH_WORDS 44000u
+#define FW_KEYS_MAX FW_MAX2(FW_KEYS, FW_BUMPED_RETRIEVAL_KEYS)
 
 #define FW_MAX2(a, b) ((a) > (b) ? (a) : (b))
 /* The largest of a sizing macro over every kind and width. */
@@ -70,10 +77,10 @@ enum {
     FW_BANDING_WORDS = FW_MAX_SHAPES(RIBBON_BANDING_SCRATCH_WORDS_MAX, FW_KEYS, FW_MILLIBITS_CAP)
 };
 
-static uint64_t fw_keys[FW_KEYS];
+static uint64_t fw_keys[FW_KEYS_MAX];
 /* One word more: the misaligned-scratch check passes the largest plan's
- * words from 4 bytes in. */
-static uint64_t fw_scratch[FW_SCRATCH_WORDS + 1];
+ * words from 4 bytes in. The Bumped retrieval build uses it too. */
+static uint64_t fw_scratch[FW_MAX2(FW_SCRATCH_WORDS, FW_BUMPED_RETRIEVAL_SCRATCH_WORDS) + 1];
 static uint64_t fw_banding_scratch[FW_BANDING_WORDS];
 /* Filters are written at an odd offset (any alignment must work), with a
  * guard byte after them. */
@@ -82,7 +89,7 @@ static uint8_t fw_filter[FW_FILTER_BYTES + 8];
 static uint8_t fw_copy[FW_FILTER_BYTES + 72];
 static uint64_t fw_queries[FW_CHUNK];
 /* Retrieval: a value per key, and a batch of values read back. */
-static uint64_t fw_values[FW_RETRIEVAL_KEYS];
+static uint64_t fw_values[FW_MAX2(FW_RETRIEVAL_KEYS, FW_BUMPED_RETRIEVAL_KEYS)];
 static uint8_t fw_retrieval[FW_RETRIEVAL_BYTES];
 static uint64_t fw_got[FW_CHUNK];
 static uint8_t fw_answers[FW_KEYS];
@@ -888,52 +895,71 @@ static void test_api_basics(void) {
 
 /* ---- Retrieval ---- */
 
-/* FW_RETRIEVAL_KEYS keys to value_bits-bit values (the structure at an odd
- * offset, the scratch the filters'): every key's value back from
- * ribbon_retrieval_get and ribbon_retrieval_get_batch, the getters, and a
- * conflicting duplicate refused without leaving a structure behind. */
-static void test_retrieval(uint32_t width, uint32_t value_bits) {
+/* keys keys to value_bits-bit values (the structure at an odd offset, the
+ * scratch the filters'): every key's value back from ribbon_retrieval_get
+ * and ribbon_retrieval_get_batch, the getters, and a conflicting duplicate
+ * refused without leaving a structure behind. A plan of
+ * FW_BUMPED_RETRIEVAL_KEYS keys at w = 64 builds Bumped layers, whose
+ * structure may be shorter than the plan's bytes. */
+static void test_retrieval(uint32_t width, uint32_t value_bits, size_t keys) {
     const uint64_t mask = value_bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << value_bits) - 1);
+    const int bumped = keys >= FW_BUMPED_RETRIEVAL_KEYS;
     ribbon_retrieval_plan plan;
     ribbon_retrieval map;
     uint64_t state = 5150 + width + value_bits;
-    size_t words, bytes, i, at, wrong = 0;
+    size_t words, bytes, i, at, wrong = 0, len = 0;
 
-    set_context(-1, -1, width == RIBBON_WIDTH_64 ? "retrieval w64" : "retrieval w128");
-    make_keys(6160 + width + value_bits, fw_keys, FW_RETRIEVAL_KEYS);
-    for (i = 0; i < FW_RETRIEVAL_KEYS; i++) {
+    set_context(-1, -1,
+                bumped ? "retrieval w64, Bumped layers" : width == RIBBON_WIDTH_64 ? "retrieval w64" : "retrieval w128");
+    make_keys(6160 + width + value_bits, fw_keys, keys);
+    for (i = 0; i < keys; i++) {
         fw_values[i] = splitmix64(&state) & mask;
     }
-    CHECK_STATUS(probe_ribbon_retrieval_plan_init(&plan, width, FW_RETRIEVAL_KEYS, value_bits), RIBBON_OK,
+    CHECK_STATUS(probe_ribbon_retrieval_plan_init(&plan, width, keys, value_bits), RIBBON_OK,
                  "ribbon_retrieval_plan_init");
     CHECK_STATUS(probe_ribbon_retrieval_plan_set_seed(&plan, 0x5eedu), RIBBON_OK, "ribbon_retrieval_plan_set_seed");
     words = probe_ribbon_retrieval_plan_scratch_words(&plan);
     bytes = probe_ribbon_retrieval_plan_bytes(&plan);
-    if (!CHECK_LE(words, FW_SCRATCH_WORDS, "retrieval scratch words within the filter scratch") ||
+    if (!CHECK_LE(words, FW_MAX2(FW_SCRATCH_WORDS, FW_BUMPED_RETRIEVAL_SCRATCH_WORDS),
+                  "retrieval scratch words within the scratch buffer") ||
         !CHECK_LE(bytes + 1, FW_RETRIEVAL_BYTES, "retrieval bytes within their buffer")) {
         return;
     }
-    CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, FW_RETRIEVAL_KEYS, fw_scratch, words,
-                                              fw_retrieval + 1, bytes),
+    CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, keys, fw_scratch, words, fw_retrieval + 1,
+                                              bytes),
                  RIBBON_OK, "ribbon_retrieval_build");
-    {
-        size_t len = 0;
-        CHECK_STATUS(probe_ribbon_retrieval_size(fw_retrieval + 1, bytes, &len), RIBBON_OK, "ribbon_retrieval_size");
+    out_str(bumped ? "Bumped retrieval w64, " : "Standard retrieval w");
+    if (!bumped) {
+        out_u64(width);
+        out_str(", ");
+    }
+    out_u64(value_bits);
+    out_str("-bit values: ribbon_retrieval_build took ");
+    out_u64(probe_results.last);
+    out_str(" B of stack\n");
+    CHECK_STATUS(probe_ribbon_retrieval_size(fw_retrieval + 1, bytes, &len), RIBBON_OK, "ribbon_retrieval_size");
+    if (bumped) {
+        /* Bumped layers write at most the plan's bytes; a layer table
+         * follows the header. */
+        CHECK_LE(len, bytes, "ribbon_retrieval_size of Bumped layers: at most the planned bytes");
+        CHECK(len > bytes / 2, "ribbon_retrieval_size of Bumped layers: most of the planned bytes");
+    } else {
         CHECK_EQ(len, bytes, "ribbon_retrieval_size of a Standard structure: the planned bytes");
     }
+    bytes = len;
     CHECK_STATUS(probe_ribbon_retrieval_open_unverified(&map, fw_retrieval + 1, bytes), RIBBON_OK,
                  "ribbon_retrieval_open_unverified");
     CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes), RIBBON_OK, "ribbon_retrieval_open");
     CHECK_EQ(probe_ribbon_retrieval_value_bits(&map), value_bits, "ribbon_retrieval_value_bits");
-    CHECK_EQ(probe_ribbon_retrieval_keys(&map), FW_RETRIEVAL_KEYS, "ribbon_retrieval_keys");
+    CHECK_EQ(probe_ribbon_retrieval_keys(&map), keys, "ribbon_retrieval_keys");
     CHECK_EQ(probe_ribbon_retrieval_bytes(&map), bytes, "ribbon_retrieval_bytes");
-    for (i = 0; i < FW_RETRIEVAL_KEYS; i++) {
+    for (i = 0; i < keys; i++) {
         wrong += probe_ribbon_retrieval_get(&map, fw_keys[i]) != fw_values[i];
     }
     CHECK_EQ(wrong, 0, "values wrong from ribbon_retrieval_get");
     wrong = 0;
-    for (at = 0; at < FW_RETRIEVAL_KEYS; at += FW_CHUNK) {
-        size_t n = FW_RETRIEVAL_KEYS - at < FW_CHUNK ? FW_RETRIEVAL_KEYS - at : FW_CHUNK;
+    for (at = 0; at < keys; at += FW_CHUNK) {
+        size_t n = keys - at < FW_CHUNK ? keys - at : FW_CHUNK;
         CHECK_STATUS(probe_ribbon_retrieval_get_batch(&map, fw_keys + at, n, fw_got), RIBBON_OK,
                      "ribbon_retrieval_get_batch");
         for (i = 0; i < n; i++) {
@@ -947,8 +973,8 @@ static void test_retrieval(uint32_t width, uint32_t value_bits) {
     CHECK_EQ(probe_ribbon_retrieval_get(&map, fw_keys[0]), 0, "ribbon_retrieval_get on a refused view");
     fw_keys[1] = fw_keys[0];
     fw_values[1] = fw_values[0] ^ 1;
-    CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, FW_RETRIEVAL_KEYS, fw_scratch, words,
-                                              fw_retrieval + 1, bytes),
+    CHECK_STATUS(probe_ribbon_retrieval_build(&plan, fw_keys, fw_values, keys, fw_scratch, words,
+                                              fw_retrieval + 1, probe_ribbon_retrieval_plan_bytes(&plan)),
                  RIBBON_ERR_CONFLICTING_VALUES, "conflicting values refused");
     CHECK_STATUS(probe_ribbon_retrieval_open(&map, fw_retrieval + 1, bytes), RIBBON_ERR_BAD_MAGIC,
                  "a failed retrieval build leaves no structure");
@@ -1017,10 +1043,11 @@ int firmware_main(void) {
         }
     }
 
-    test_retrieval(RIBBON_WIDTH_64, 8);
-    test_retrieval(RIBBON_WIDTH_128, 8);
-    test_retrieval(RIBBON_WIDTH_64, 1);
-    test_retrieval(RIBBON_WIDTH_128, 64);
+    test_retrieval(RIBBON_WIDTH_64, 8, FW_RETRIEVAL_KEYS);
+    test_retrieval(RIBBON_WIDTH_128, 8, FW_RETRIEVAL_KEYS);
+    test_retrieval(RIBBON_WIDTH_64, 1, FW_RETRIEVAL_KEYS);
+    test_retrieval(RIBBON_WIDTH_128, 64, FW_RETRIEVAL_KEYS);
+    test_retrieval(RIBBON_WIDTH_64, 8, FW_BUMPED_RETRIEVAL_KEYS);
 
     set_context(-1, -1, "stack probe");
     CHECK_EQ(probe_results.overflows, 0, "calls deeper than the probe window");
