@@ -54,6 +54,10 @@ fn reseal(bytes: &mut [u8]) {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "statistics need real key counts; Miri runs the structural tests"
+)]
 fn every_kind_and_width_answers_as_the_unsharded_filter() {
     let n = scaled(200_000);
     let queries = scaled(1_000_000);
@@ -132,6 +136,10 @@ fn every_kind_and_width_answers_as_the_unsharded_filter() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "builds filters: minutes under Miri, where the build code is covered by the rest of the suite"
+)]
 fn thread_counts_give_identical_bytes() {
     let n = scaled(60_000);
     for kind in KINDS {
@@ -152,8 +160,12 @@ fn thread_counts_give_identical_bytes() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "builds filters: minutes under Miri, where the build code is covered by the rest of the suite"
+)]
 fn one_shard_is_the_unsharded_filter() {
-    let n = 5_000;
+    let n = scaled(5_000);
     for kind in KINDS {
         for width in WIDTHS {
             let keys = hashes(3, n);
@@ -211,6 +223,7 @@ fn the_partition_is_a_permutation_in_shard_order() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of keys per case; too slow under Miri")]
 fn shard_boundaries_build_correct_filters() {
     let with = |hs: Vec<u64>, s: u32| {
         for kind in KINDS {
@@ -248,11 +261,15 @@ fn shard_boundaries_build_correct_filters() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "builds filters: minutes under Miri, where the build code is covered by the rest of the suite"
+)]
 fn batch_answers_as_single_queries() {
-    let n = 20_000;
+    let n = scaled(20_000);
     let keys = hashes(21, n);
-    let mut queries = hashes(22, 4000);
-    queries.extend_from_slice(&keys[..4000]);
+    let mut queries = hashes(22, n.min(4000));
+    queries.extend_from_slice(&keys[..n.min(4000)]);
     // Runs of one shard too: sorted queries.
     let mut sorted = queries.clone();
     sorted.sort_unstable();
@@ -278,6 +295,10 @@ fn batch_answers_as_single_queries() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "builds filters: minutes under Miri, where the build code is covered by the rest of the suite"
+)]
 fn the_checksum_covers_header_and_directory_as_documented() {
     let built = ShardedFilter::build(
         &plan(Kind::Standard, Width::W64, 1000, 8_000, 3),
@@ -305,6 +326,7 @@ fn the_checksum_covers_header_and_directory_as_documented() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of keys; too slow under Miri")]
 fn inconsistent_containers_are_refused() {
     let keys = hashes(41, 3000);
     let good = ShardedFilter::build(
@@ -362,6 +384,10 @@ fn inconsistent_containers_are_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "builds filters: minutes under Miri, where the build code is covered by the rest of the suite"
+)]
 fn hostile_headers_and_directories_never_panic() {
     let keys = hashes(51, 300);
     for kind in KINDS {
