@@ -151,29 +151,39 @@ chmod +x "$rd/init"
 
 # ---- Boot ----
 log=$out/kernel.log
-# Boots with the given accelerator options; with a first argument "probe",
-# gives up (status 2) unless the initramfs's init runs within 20 s: some
-# nested KVMs accept a guest and never boot it (this project's VMs offer a
-# /dev/kvm whose CPUID lacks SSE3; the kernel stops after "Probing EDD").
+# Boots with the given vCPU count and accelerator options and waits for
+# the guest to power off. Gives up with status 2 when a "probe" boot has
+# not run the initramfs's init within 20 s (some nested KVMs accept a
+# guest and never boot it: this project's VMs offer a /dev/kvm whose CPUID
+# lacks SSE3, and the kernel stops after "Probing EDD"), and with status 4
+# when the console has been silent for 120 s (a software-emulated boot
+# once hung in early network setup with two vCPUs; the caller boots again).
 boot() {
-    local probe=$1
-    shift
+    local probe=$1 cpus=$2
+    shift 2
     rm -f "$log"
-    timeout 900 qemu-system-x86_64 "$@" -m 1024 -smp 2 -nographic -no-reboot \
+    timeout 900 qemu-system-x86_64 "$@" -m 1024 -smp "$cpus" -nographic -no-reboot \
         -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
         -append "console=ttyS0 panic=-1 oops=panic loglevel=7" </dev/null >"$log" 2>&1 &
-    local qemu=$! waited=0
-    if [ "$probe" = probe ]; then
-        while ! grep -q 'ribbon_init: loading' "$log" 2>/dev/null; do
-            if ! kill -0 "$qemu" 2>/dev/null || [ $waited -ge 20 ]; then
-                kill "$qemu" 2>/dev/null || true
-                wait "$qemu" 2>/dev/null || true
-                return 2
-            fi
-            sleep 1
-            waited=$((waited + 1))
-        done
-    fi
+    local qemu=$! waited=0 size=0 quiet=0 now
+    while kill -0 "$qemu" 2>/dev/null; do
+        if [ "$probe" = probe ] && ! grep -q 'ribbon_init: loading' "$log" 2>/dev/null &&
+            [ $waited -ge 20 ]; then
+            kill "$qemu" 2>/dev/null || true
+            wait "$qemu" 2>/dev/null || true
+            return 2
+        fi
+        now=$(stat -c %s "$log" 2>/dev/null || echo 0)
+        if [ "$now" = "$size" ]; then quiet=$((quiet + 1)); else quiet=0; size=$now; fi
+        if [ $quiet -ge 120 ]; then
+            echo "the console has been silent for 120 s; stopping this boot"
+            kill "$qemu" 2>/dev/null || true
+            wait "$qemu" 2>/dev/null || true
+            return 4
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
     wait "$qemu"
 }
 set +e
@@ -181,18 +191,24 @@ how="software emulation"
 qemu_status=2
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
     step "boot $kver under qemu-system-x86_64 with KVM"
-    boot probe -enable-kvm -cpu host,-arch-capabilities
+    boot probe 2 -enable-kvm -cpu host,-arch-capabilities
     qemu_status=$?
     how="KVM"
     if [ $qemu_status = 2 ]; then
         echo "KVM did not boot the kernel within 20 s (the log ends: $(tail -c 300 "$log" | tr -d '\r' | tail -2 | tr '\n' ' '))"
     fi
 fi
-if [ $qemu_status = 2 ]; then
+if [ $qemu_status = 2 ] || [ $qemu_status = 4 ]; then
     how="software emulation (TCG): in-kernel timings measure the emulator"
     step "boot $kver under qemu-system-x86_64, $how"
-    boot wait -cpu max
+    # One vCPU: the test needs no second one, and emulating one is steadier.
+    boot wait 1 -cpu max
     qemu_status=$?
+    if [ $qemu_status = 4 ]; then
+        step "boot again, $how"
+        boot wait 1 -cpu max
+        qemu_status=$?
+    fi
 fi
 set -e
 tr -d '\r' <"$log" >"$log.txt" && mv "$log.txt" "$log"
