@@ -188,17 +188,23 @@ fn one_shard_is_the_unsharded_filter() {
 #[test]
 fn the_partition_is_a_permutation_in_shard_order() {
     let cases: Vec<(u32, Vec<u64>)> = vec![
-        (1, hashes(1, 1000)),
-        (2, hashes(2, 1001)),
-        (7, hashes(3, 5000)),
-        (1000, hashes(4, 3000)),
+        (1, hashes(1, scaled(1000))),
+        (2, hashes(2, scaled(1001) + 1)),
+        (7, hashes(3, scaled(5000))),
+        (1000, hashes(4, scaled(3000))),
         // All in the last shard, all in the first, and a few shards only.
         (
             8,
-            hashes(5, 500).into_iter().map(|h| h | (7 << 61)).collect(),
+            hashes(5, scaled(500))
+                .into_iter()
+                .map(|h| h | (7 << 61))
+                .collect(),
         ),
-        (8, hashes(6, 500).into_iter().map(|h| h >> 3).collect()),
-        (16, (0..800u64).map(|i| (i % 3) << 62).collect()),
+        (
+            8,
+            hashes(6, scaled(500)).into_iter().map(|h| h >> 3).collect(),
+        ),
+        (16, (0..scaled(800) as u64).map(|i| (i % 3) << 62).collect()),
         (5, Vec::new()),
     ];
     for (s, input) in cases {
