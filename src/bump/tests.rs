@@ -602,6 +602,7 @@ fn layers_match_dense_elimination() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "safe code: minutes under Miri")]
 fn filters_answer_as_the_model_does() {
     // Miri interprets every step (a filter with bumping layers takes it
     // minutes): `tests/backends.rs` runs one through the kernels there.
@@ -687,6 +688,7 @@ fn overhead() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "safe code: minutes under Miri")]
 fn layers_band_as_the_model_does() {
     let sizes: &[usize] = if cfg!(miri) {
         &[0, 1, 300]
