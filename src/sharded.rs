@@ -43,6 +43,58 @@ pub fn shard_of(hash: u64, shards: usize) -> usize {
     ((u128::from(hash) * shards as u128) >> 64) as usize
 }
 
+/// Reorders `hashes` in place so that bucket 0's come first, then bucket
+/// 1's, and so on, where `counts[b]` is how many of them `bucket` puts in
+/// bucket `b` (each below `counts.len()`); `counts` is the same after. An
+/// American flag sort of one digit: each misplaced hash is swapped into
+/// the next free place of its bucket, so each moves at most once, then one
+/// pass finds where each bucket ends. The order within a bucket is
+/// unspecified.
+fn flag_sort(hashes: &mut [u64], counts: &mut [u64], bucket: impl Fn(u64) -> usize) {
+    let s = counts.len();
+    // counts[b] becomes the end of bucket b's free places: bucket b is
+    // filled from its end down.
+    let mut end = 0u64;
+    for c in counts.iter_mut() {
+        end += *c;
+        *c = end;
+    }
+    let mut start = 0usize;
+    for r in 0..s {
+        // Buckets before r are complete; bucket r's free places are
+        // [start, counts[r]), and every hash there is yet to be placed.
+        while counts[r] as usize > start {
+            let hole = counts[r] as usize - 1;
+            let mut x = hashes[hole];
+            loop {
+                let b = bucket(x);
+                counts[b] -= 1;
+                let at = counts[b] as usize;
+                if b == r {
+                    // `at` is `hole`: nothing else moved bucket r's end.
+                    hashes[at] = x;
+                    break;
+                }
+                core::mem::swap(&mut x, &mut hashes[at]);
+            }
+        }
+        // Bucket r is complete, and no later place holds one of its
+        // hashes: it ends at the first hash of another bucket.
+        while start < hashes.len() && bucket(hashes[start]) == r {
+            start += 1;
+        }
+    }
+    // counts[b] is bucket b's start now: back to counts.
+    for b in 0..s {
+        let next = if b + 1 < s {
+            counts[b + 1]
+        } else {
+            hashes.len() as u64
+        };
+        counts[b] = next - counts[b];
+    }
+}
+
 /// The decoded 48-byte header of a sharded filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ShardedHeader {
@@ -318,10 +370,12 @@ impl ShardedPlan {
     /// Reorders `hashes` in place into shard order (shard 0's first; within
     /// a shard in no particular order) and writes each shard's count into
     /// `counts` (one entry per shard). No copy of the hashes: a counting
-    /// pass, then each misplaced hash is swapped into the next free place
-    /// of its shard (an American flag sort of one digit), each hash moved
-    /// at most once; then one more pass over the hashes finds each shard's
-    /// end. The result says which hashes each [`ShardJob`] builds from.
+    /// pass, then an in-place American flag sort by shard ([`flag_sort`]).
+    /// The result says which hashes each [`ShardJob`] builds from.
+    ///
+    /// The order within a shard does not change the shard's bytes (each
+    /// build orders its keys itself), so a caller may also partition in
+    /// parallel, as [`ShardedFilter::build`] does on several threads.
     pub fn partition<'h>(
         &self,
         hashes: &'h mut [u64],
@@ -329,47 +383,7 @@ impl ShardedPlan {
     ) -> Result<Partitioned<'h>, Error> {
         self.count(hashes, counts)?;
         let s = self.shards();
-        // counts[b] becomes the end of shard b's free places: shard b is
-        // filled from its end down.
-        let mut end = 0u64;
-        for c in counts.iter_mut() {
-            end += *c;
-            *c = end;
-        }
-        let mut start = 0usize;
-        for r in 0..s {
-            // Shards before r are complete; shard r's free places are
-            // [start, counts[r]), and every hash there is yet to be placed.
-            while counts[r] as usize > start {
-                let hole = counts[r] as usize - 1;
-                let mut x = hashes[hole];
-                loop {
-                    let b = shard_of(x, s);
-                    counts[b] -= 1;
-                    let at = counts[b] as usize;
-                    if b == r {
-                        // `at` is `hole`: nothing else moved shard r's end.
-                        hashes[at] = x;
-                        break;
-                    }
-                    core::mem::swap(&mut x, &mut hashes[at]);
-                }
-            }
-            // Shard r is complete, and no later place holds one of its
-            // hashes: it ends at the first hash of another shard.
-            while start < hashes.len() && shard_of(hashes[start], s) == r {
-                start += 1;
-            }
-        }
-        // counts[b] is shard b's start now: back to counts.
-        for b in 0..s {
-            let next = if b + 1 < s {
-                counts[b + 1]
-            } else {
-                hashes.len() as u64
-            };
-            counts[b] = next - counts[b];
-        }
+        flag_sort(hashes, counts, |h| shard_of(h, s));
         Ok(Partitioned { hashes, counts })
     }
 
