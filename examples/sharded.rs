@@ -3,10 +3,11 @@
 //! several shard sizes (issue 42). The figures of `docs/guide.md`'s
 //! "Sharded filters and parallel builds" come from here.
 //!
-//! `cargo run --release --example sharded [-- N [ROUNDS]]`
+//! `cargo run --release --example sharded [-- N [ROUNDS [LOG2S]]]`
 //!
 //! `N` keys (default 10^7) at 8 bits per key for Homogeneous w64 and
-//! Bumped w64; shards of 2^16, 2^18 and 2^20 keys. Times are medians of
+//! Bumped w64; shards of 2^16, 2^18 and 2^20 keys, or of 2^k keys for each
+//! `k` of `LOG2S` (comma-separated, e.g. `18`). Times are medians of
 //! `ROUNDS` (default 3) rounds, in ns per key; queries are 10^6 hashes,
 //! half members, half not.
 
@@ -49,6 +50,15 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(10_000_000);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let sizes: Vec<usize> = args
+        .next()
+        .map(|a| {
+            a.split(',')
+                .filter_map(|k| k.trim().parse::<u32>().ok())
+                .map(|k| 1usize << k.min(40))
+                .collect()
+        })
+        .unwrap_or_else(|| vec![1 << 16, 1 << 18, 1 << 20]);
     let mut state = 42u64;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
     let mut queries: Vec<u64> = keys.iter().step_by(n / 500_000).copied().collect();
@@ -80,7 +90,7 @@ fn main() {
             "| {kind:?} w64 | unsharded | 1 | {:.4} | 1.0000 | {build:.1} | - | {single:.1} | {batch:.1} |",
             base / n as f64
         );
-        for per in [1usize << 16, 1 << 18, 1 << 20] {
+        for &per in &sizes {
             let s = NonZeroU32::new(n.div_ceil(per) as u32).unwrap();
             let sp = ShardedPlan::new(kind, Width::W64, n, millibits)
                 .unwrap()

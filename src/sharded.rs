@@ -392,8 +392,13 @@ impl ShardedPlan {
     /// [`Kind::Bumped`] the most a build writes ([`ShardedPlan::finish`]
     /// returns the exact length).
     pub fn filter_bytes(&self, parts: &Partitioned<'_>) -> Result<usize, Error> {
+        self.filter_bytes_of(parts.counts)
+    }
+
+    /// [`ShardedPlan::filter_bytes`] of shard counts.
+    fn filter_bytes_of(&self, counts: &[u64]) -> Result<usize, Error> {
         let mut total = directory_end(self.shards()).ok_or(Error::TooLarge)?;
-        for &c in parts.counts {
+        for &c in counts {
             total = total
                 .checked_add(self.shard_plan(c)?.filter_bytes())
                 .ok_or(Error::TooLarge)?;
@@ -405,8 +410,13 @@ impl ShardedPlan {
     /// shard's plan needs ([`Plan::scratch_words`]). A caller building on
     /// `t` threads needs `t` such scratches.
     pub fn scratch_words(&self, parts: &Partitioned<'_>) -> Result<usize, Error> {
+        self.scratch_words_of(parts.counts)
+    }
+
+    /// [`ShardedPlan::scratch_words`] of shard counts.
+    fn scratch_words_of(&self, counts: &[u64]) -> Result<usize, Error> {
         let mut words = 0;
-        for &c in parts.counts {
+        for &c in counts {
             words = self.shard_plan(c)?.scratch_words().max(words);
         }
         Ok(words)
@@ -422,13 +432,23 @@ impl ShardedPlan {
         parts: &Partitioned<'a>,
         out: &'a mut [u8],
     ) -> Result<ShardJobs<'a>, Error> {
-        if parts.counts.len() != self.shards() {
+        Ok(ShardJobs {
+            slots: self.slots(parts.counts, out)?,
+            hashes: parts.hashes,
+        })
+    }
+
+    /// What [`ShardedPlan::jobs`] does without the hashes: the header and
+    /// directory for shards of `counts` keys written into `out`, and each
+    /// shard's plan and slice of `out`, in order.
+    fn slots<'a>(&self, counts: &'a [u64], out: &'a mut [u8]) -> Result<ShardSlots<'a>, Error> {
+        if counts.len() != self.shards() {
             return Err(Error::LengthMismatch {
                 expected: self.shards(),
-                given: parts.counts.len(),
+                given: counts.len(),
             });
         }
-        let needed = self.filter_bytes(parts)?;
+        let needed = self.filter_bytes_of(counts)?;
         if out.len() < needed {
             return Err(Error::OutputTooSmall {
                 needed,
@@ -436,16 +456,20 @@ impl ShardedPlan {
             });
         }
         layout::clear_header(out);
+        let mut num_keys = 0u64;
+        for &c in counts {
+            num_keys = num_keys.checked_add(c).ok_or(Error::TooLarge)?;
+        }
         let header = ShardedHeader {
             kind: self.kind,
             width: self.width,
             shards: self.shards,
-            num_keys: parts.hashes.len() as u64,
+            num_keys,
         };
         let dir_end = directory_end(self.shards()).ok_or(Error::TooLarge)?;
         let mut offset = dir_end;
         put_entry(out, 0, offset)?;
-        for (i, &c) in parts.counts.iter().enumerate() {
+        for (i, &c) in counts.iter().enumerate() {
             offset += self.shard_plan(c)?.filter_bytes();
             put_entry(out, i + 1, offset)?;
         }
@@ -453,11 +477,10 @@ impl ShardedPlan {
         // checksum that matches.
         out[..HEADER_BYTES].copy_from_slice(&header.encode());
         let (_, rest) = out.split_at_mut(dir_end);
-        Ok(ShardJobs {
+        Ok(ShardSlots {
             plan: *self,
             index: 0,
-            hashes: parts.hashes,
-            counts: parts.counts,
+            counts,
             out: rest,
         })
     }
@@ -485,7 +508,9 @@ impl ShardedPlan {
             if len > slot.len() {
                 return Err(Error::CorruptHeader);
             }
-            out.copy_within(slot_start..slot_start + len, write);
+            if write != slot_start {
+                out.copy_within(slot_start..slot_start + len, write);
+            }
             write += len;
             put_entry(out, i + 1, write)?;
             slot_start = slot_end;
@@ -520,33 +545,63 @@ impl<'h> Partitioned<'h> {
 /// ([`ShardedPlan::jobs`]): an iterator of [`ShardJob`]s.
 #[derive(Debug)]
 pub struct ShardJobs<'a> {
-    plan: ShardedPlan,
-    index: usize,
+    slots: ShardSlots<'a>,
     hashes: &'a [u64],
-    counts: &'a [u64],
-    out: &'a mut [u8],
 }
 
 impl<'a> Iterator for ShardJobs<'a> {
     type Item = ShardJob<'a>;
 
     fn next(&mut self) -> Option<ShardJob<'a>> {
+        let slot = self.slots.next()?;
+        let (hashes, rest) = self.hashes.split_at(slot.count as usize);
+        self.hashes = rest;
+        Some(ShardJob {
+            index: slot.index,
+            plan: slot.plan,
+            hashes,
+            out: slot.out,
+        })
+    }
+}
+
+/// One shard's place in a build: its index, key count, plan and slice of
+/// the output.
+#[derive(Debug)]
+struct ShardSlot<'a> {
+    index: usize,
+    count: u64,
+    plan: Result<Plan, Error>,
+    out: &'a mut [u8],
+}
+
+/// The shards' slots in order ([`ShardedPlan::slots`]).
+#[derive(Debug)]
+struct ShardSlots<'a> {
+    plan: ShardedPlan,
+    index: usize,
+    counts: &'a [u64],
+    out: &'a mut [u8],
+}
+
+impl<'a> Iterator for ShardSlots<'a> {
+    type Item = ShardSlot<'a>;
+
+    fn next(&mut self) -> Option<ShardSlot<'a>> {
         let (&count, counts) = self.counts.split_first()?;
         self.counts = counts;
         let index = self.index;
         self.index += 1;
-        let (hashes, rest) = self.hashes.split_at(count as usize);
-        self.hashes = rest;
-        // `jobs` planned every shard already: this plan is the same.
+        // `slots` planned every shard already: this plan is the same.
         let plan = self.plan.shard_plan(count);
         let len = plan.as_ref().map_or(0, |p| p.filter_bytes());
         let out = core::mem::take(&mut self.out);
         let (out, rest) = out.split_at_mut(len.min(out.len()));
         self.out = rest;
-        Some(ShardJob {
+        Some(ShardSlot {
             index,
+            count,
             plan,
-            hashes,
             out,
         })
     }
