@@ -439,7 +439,15 @@ fn planning_picks_shards_from_n_and_checks_lengths() {
     let p = ShardedPlan::new(Kind::Homogeneous, Width::W64, 0, 8_000).unwrap();
     assert_eq!(p.shards(), 1);
     let per = ShardedPlan::DEFAULT_KEYS_PER_SHARD;
+    let p = ShardedPlan::new(Kind::Standard, Width::W64, per * 3 + 1, 8_000).unwrap();
+    assert_eq!(p.shards(), 4);
+    // Bumped shards are twice as large (their last layers cost space).
+    let bumped = ShardedPlan::DEFAULT_KEYS_PER_BUMPED_SHARD;
+    assert_eq!(bumped, ShardedPlan::default_keys_per_shard(Kind::Bumped));
+    assert_eq!(bumped, 2 * per);
     let p = ShardedPlan::new(Kind::Bumped, Width::W64, per * 3 + 1, 8_000).unwrap();
+    assert_eq!(p.shards(), 2);
+    let p = ShardedPlan::new(Kind::Bumped, Width::W64, bumped * 3 + 1, 8_000).unwrap();
     assert_eq!(p.shards(), 4);
     assert_eq!(
         ShardedPlan::new(Kind::Standard, Width::W64, 10, 10).unwrap_err(),
