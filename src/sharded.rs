@@ -385,7 +385,7 @@ impl ShardedPlan {
     /// Reorders `hashes` in place into shard order (shard 0's first; within
     /// a shard in no particular order) and writes each shard's count into
     /// `counts` (one entry per shard). No copy of the hashes: a counting
-    /// pass, then an in-place American flag sort by shard ([`flag_sort`]).
+    /// pass, then an in-place American flag sort by shard.
     /// The result says which hashes each [`ShardJob`] builds from.
     ///
     /// The order within a shard does not change the shard's bytes (each
