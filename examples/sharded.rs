@@ -17,13 +17,9 @@ use std::time::Instant;
 
 use ribbon_kernel::{Filter, Kind, Plan, ShardedFilter, ShardedPlan, Width};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -60,10 +56,10 @@ fn main() {
         })
         .unwrap_or_else(|| vec![1 << 16, 1 << 18, 1 << 20]);
     let mut state = 42u64;
-    let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
+    let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
     let mut queries: Vec<u64> = keys.iter().step_by(n / 500_000).copied().collect();
     queries.truncate(500_000);
-    queries.extend((0..500_000).map(|_| splitmix(&mut state)));
+    queries.extend((0..500_000).map(|_| splitmix64(&mut state)));
     let q = queries.len();
     let mut answers = vec![false; q];
     println!("{n} keys, {q} queries, medians of {rounds} rounds, ns per key");

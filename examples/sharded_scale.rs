@@ -5,8 +5,8 @@
 //!
 //! `cargo run --release --example sharded_scale [-- N KIND THREADS [MILLIBITS]]`
 //!
-//! `N` keys (default 10^8), `KIND` `homogeneous` (default), `standard` or
-//! `bumped`, `THREADS` (default 1), `MILLIBITS` thousandths of a bit per
+//! `N` keys (default 10^8), `KIND` `homogeneous` (default), `standard`,
+//! `smash` or `bumped`, `THREADS` (default 1), `MILLIBITS` thousandths of a bit per
 //! key (default 8,700 for Homogeneous, else 8,000), width 64. Run it under
 //! `/usr/bin/time -v` for the kernel's own peak figure; the program prints
 //! its `VmHWM` (Linux) too.
@@ -15,13 +15,12 @@ use std::time::Instant;
 
 use ribbon_kernel::{Kind, Plan, ShardedFilter, ShardedPlan, Width};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
+
+#[path = "common/args.rs"]
+mod args;
 
 /// The process's peak resident memory in bytes (`VmHWM`), where Linux
 /// reports it.
@@ -37,27 +36,26 @@ fn gb(bytes: u64) -> f64 {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let n: usize = args
+    let mut argv = std::env::args().skip(1);
+    let n: usize = argv
         .next()
         .and_then(|a| a.parse().ok())
         .unwrap_or(100_000_000);
-    let kind = match args.next().as_deref() {
-        None | Some("homogeneous") => Kind::Homogeneous,
-        Some("standard") => Kind::Standard,
-        Some("bumped") => Kind::Bumped,
-        Some(other) => {
-            eprintln!("unknown kind '{other}': homogeneous, standard or bumped");
-            std::process::exit(2);
+    let kind = match argv.next().as_deref().map(args::parse_kind) {
+        None => Kind::Homogeneous,
+        Some(Ok(kind)) => kind,
+        Some(Err(message)) => {
+            eprintln!("{message}");
+            std::process::exit(args::EXIT_USAGE);
         }
     };
-    let threads: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let threads: usize = argv.next().and_then(|a| a.parse().ok()).unwrap_or(1);
     let default_millibits = if kind == Kind::Homogeneous {
         8_700
     } else {
         8_000
     };
-    let millibits: u32 = args
+    let millibits: u32 = argv
         .next()
         .and_then(|a| a.parse().ok())
         .unwrap_or(default_millibits);
@@ -77,7 +75,7 @@ fn main() {
 
     let t = Instant::now();
     let mut state = 0x5eed_u64;
-    let mut hashes: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
+    let mut hashes: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
     println!("hashes: {:.1} s", t.elapsed().as_secs_f64());
 
     let t = Instant::now();
@@ -124,7 +122,7 @@ fn main() {
     while done < probes {
         let k = (probes - done).min(fresh.len());
         for h in &mut fresh[..k] {
-            *h = splitmix(&mut state);
+            *h = splitmix64(&mut state);
         }
         let out = &mut answers[..k];
         filter

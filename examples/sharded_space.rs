@@ -14,13 +14,9 @@ use std::num::NonZeroU32;
 
 use ribbon_kernel::{Filter, Kind, Plan, ShardedFilter, ShardedPlan, Width};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "../tests/common/kit.rs"]
+mod kit;
+use kit::splitmix64;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -43,7 +39,7 @@ fn main() {
         let mut extra: Vec<Vec<f64>> = vec![Vec::new(); sizes.len()];
         for set in 0..sets {
             let mut state = 0x5ace_0000 + set;
-            let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut state)).collect();
+            let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
             let one = Filter::build(&plan, &keys).expect("an unsharded build");
             let base = one.as_bytes().len() as f64;
             for (k, per) in sizes.iter().enumerate() {

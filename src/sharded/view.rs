@@ -348,8 +348,10 @@ impl ShardedFilter {
     /// (each build orders its keys itself).
     ///
     /// Memory beyond the hashes and the output: per thread one shard's
-    /// scratch ([`ShardedPlan::scratch_words`]), a buffer of the largest
-    /// shard's hashes and two `u64`s per shard (counts and offsets).
+    /// scratch ([`ShardedPlan::scratch_words`]) and a buffer of the largest
+    /// shard's hashes; per chunk of the hashes (at most 4,096) a `u64` per
+    /// shard, where the chunk's run of that shard starts (at 10^9 keys,
+    /// up to 0.125 bytes per key).
     /// Measured at 10^9 keys on 2 threads: a peak of 9.3 GB for 8 GB of hashes and
     /// 1.09 GB of filter (Homogeneous w64 8.7 bits;
     /// `examples/sharded_scale.rs`).
@@ -373,30 +375,22 @@ impl ShardedFilter {
         } else {
             (1usize << 16).max(hashes.len().div_ceil(4096))
         };
-        let queue = std::sync::Mutex::new(hashes.chunks_mut(chunk).enumerate());
-        let sorted = on_threads(alloc::vec![(); threads], |()| {
-            let mut done = Vec::new();
-            loop {
-                let next = queue.lock().ok().and_then(|mut q| q.next());
-                let Some((i, part)) = next else { break };
+        let sorted = share_out(hashes.chunks_mut(chunk).enumerate(), threads, || {
+            |(i, part): (usize, &mut [u64])| -> Result<(usize, Vec<u64>), Error> {
                 let mut counts = alloc::vec![0u64; s];
-                for &h in part.iter() {
-                    counts[shard_of(h, s)] += 1;
-                }
-                flag_sort(part, &mut counts, |h| shard_of(h, s));
-                done.push((i, counts));
+                plan.partition(part, &mut counts)?;
+                Ok((i, counts))
             }
-            done
         })
         .ok_or(Error::ConstructionFailed)?;
         let hashes = &*hashes;
         let mut local: Vec<Vec<u64>> = alloc::vec![Vec::new(); hashes.len().div_ceil(chunk)];
-        for (i, counts) in sorted.into_iter().flatten() {
+        for sorted in sorted {
+            let (i, counts) = sorted?;
             local[i] = counts;
         }
-        // Each chunk with where its run of each shard starts (one more
-        // entry: the chunk's end), and the shards' counts.
-        let mut runs: Vec<(&[u64], Vec<u64>)> = Vec::with_capacity(local.len());
+        // Each chunk with where its runs start, and the shards' counts.
+        let mut runs: Vec<Chunk<'_>> = Vec::with_capacity(local.len());
         let mut counts = alloc::vec![0u64; s];
         for (part, mut starts) in hashes.chunks(chunk).zip(local) {
             if starts.len() != s {
@@ -419,7 +413,7 @@ impl ShardedFilter {
         let mut bytes = alloc::vec![0u8; len];
         let slots = plan.slots(&counts, &mut bytes)?;
         let runs = &runs;
-        run_slots(slots, threads, || {
+        let built = share_out(slots, threads, || {
             let mut scratch = alloc::vec![0u64; words];
             // One chunk: a shard's hashes are one run, built in place.
             let mut gathered = if runs.len() > 1 {
@@ -427,26 +421,29 @@ impl ShardedFilter {
             } else {
                 Vec::new()
             };
-            move |slot: ShardSlot<'_>| -> Result<usize, Error> {
+            move |slot: ShardSlot<'_>| -> (usize, Result<usize, Error>) {
                 let b = slot.index;
-                // Shard b's run in a chunk.
-                fn run<'h>((part, starts): &(&'h [u64], Vec<u64>), b: usize) -> Option<&'h [u64]> {
-                    let start = usize::try_from(*starts.get(b)?).ok()?;
-                    let end = usize::try_from(*starts.get(b + 1)?).ok()?;
-                    part.get(start..end)
-                }
-                let keys: &[u64] = if let [only] = runs.as_slice() {
-                    run(only, b).ok_or(Error::ConstructionFailed)?
-                } else {
-                    gathered.clear();
-                    for r in runs {
-                        gathered.extend_from_slice(run(r, b).ok_or(Error::ConstructionFailed)?);
-                    }
-                    &gathered
+                let keys = match runs.as_slice() {
+                    [only] => shard_run(only, b),
+                    _ => gather_runs(runs, b, &mut gathered),
                 };
-                slot.plan?.build_in_place(keys, &mut scratch, slot.out)
+                let built = match (slot.plan, keys) {
+                    (Ok(plan), Some(keys)) => plan.build_in_place(keys, &mut scratch, slot.out),
+                    (Err(e), _) => Err(e),
+                    (_, None) => Err(Error::ConstructionFailed),
+                };
+                (b, built)
             }
-        })?;
+        })
+        .ok_or(Error::ConstructionFailed)?;
+        // The first error by shard index, whichever thread met it.
+        let first_error = built
+            .into_iter()
+            .filter_map(|(b, built)| built.err().map(|e| (b, e)))
+            .min_by_key(|&(b, _)| b);
+        if let Some((_, e)) = first_error {
+            return Err(e);
+        }
         let len = plan.finish(&mut bytes)?;
         bytes.truncate(len);
         bytes.shrink_to_fit();
@@ -454,6 +451,29 @@ impl ShardedFilter {
         let table = Table::open(&bytes, false)?;
         Ok(ShardedFilter { bytes, table })
     }
+}
+
+/// A chunk of the hashes, sorted by shard, with where its run of each
+/// shard starts (one more entry: the chunk's end).
+#[cfg(feature = "std")]
+type Chunk<'h> = (&'h [u64], Vec<u64>);
+
+/// Shard `b`'s run in `chunk`.
+#[cfg(feature = "std")]
+fn shard_run<'h>((part, starts): &Chunk<'h>, b: usize) -> Option<&'h [u64]> {
+    let start = usize::try_from(*starts.get(b)?).ok()?;
+    let end = usize::try_from(*starts.get(b + 1)?).ok()?;
+    part.get(start..end)
+}
+
+/// Shard `b`'s runs of every chunk, one after the other, in `into`.
+#[cfg(feature = "std")]
+fn gather_runs<'g>(chunks: &[Chunk<'_>], b: usize, into: &'g mut Vec<u64>) -> Option<&'g [u64]> {
+    into.clear();
+    for chunk in chunks {
+        into.extend_from_slice(shard_run(chunk, b)?);
+    }
+    Some(into)
 }
 
 /// Runs `f` on each item, each on a thread of its own (the first on this
@@ -492,42 +512,27 @@ fn on_threads<I: Send, R: Send>(items: Vec<I>, f: impl Fn(I) -> R + Sync) -> Opt
     })
 }
 
-/// Builds every slot on `threads` threads (this one among them): each
+/// Hands `items` out to `threads` workers, this thread one of them: each
 /// thread makes its worker with `worker` (its own scratch) and takes the
-/// next slot as it finishes one. The first error by shard index, if any.
+/// next item as it finishes one. Every answer, in no particular order;
+/// `None` if a worker panicked (none here does).
 #[cfg(feature = "std")]
-fn run_slots<'a, W>(
-    slots: ShardSlots<'a>,
+fn share_out<I: Send, R: Send, W: FnMut(I) -> R>(
+    items: impl Iterator<Item = I> + Send,
     threads: usize,
     worker: impl Fn() -> W + Sync,
-) -> Result<(), Error>
-where
-    W: FnMut(ShardSlot<'a>) -> Result<usize, Error>,
-{
-    use std::sync::Mutex;
-    let queue = Mutex::new(slots);
-    let work = || -> Option<(usize, Error)> {
-        let mut build = worker();
-        let mut first: Option<(usize, Error)> = None;
+) -> Option<Vec<R>> {
+    let queue = std::sync::Mutex::new(items);
+    let answers = on_threads(alloc::vec![(); threads], |()| {
+        let mut work = worker();
+        let mut answers = Vec::new();
         loop {
-            let slot = match queue.lock() {
-                Ok(mut q) => q.next(),
-                Err(_) => None,
-            };
-            let Some(slot) = slot else { break };
-            let index = slot.index;
-            if let Err(e) = build(slot)
-                && first.is_none_or(|(i, _)| index < i)
-            {
-                first = Some((index, e));
-            }
+            // Its own statement: the lock is released before the work.
+            let next = queue.lock().ok().and_then(|mut q| q.next());
+            let Some(item) = next else { break };
+            answers.push(work(item));
         }
-        first
-    };
-    let errors =
-        on_threads(alloc::vec![(); threads], |()| work()).ok_or(Error::ConstructionFailed)?;
-    match errors.into_iter().flatten().min_by_key(|(i, _)| *i) {
-        Some((_, e)) => Err(e),
-        None => Ok(()),
-    }
+        answers
+    })?;
+    Some(answers.into_iter().flatten().collect())
 }
